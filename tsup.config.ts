@@ -1,0 +1,17 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'core/index.ts',
+    memory: 'adapters/storage/memory/index.ts',
+    inbox: 'adapters/chat/inbox/index.ts',
+    express: 'hosts/express/index.ts',
+    koa: 'hosts/koa/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  splitting: true,
+});
