@@ -1,0 +1,37 @@
+import type { MarkdownDocument } from '../markdown/ast.js';
+
+/** A button as a platform should draw it. */
+export interface ButtonView {
+  text: string;
+  value: string;
+}
+
+/**
+ * What one recipient should see, independent of any platform. Each chat transport renders it in
+ * its own format; when the request changes, the transport receives a new view for every copy.
+ */
+export interface MessageView {
+  kind: 'plain' | 'interactive';
+  /** `notif_…` of a fire-and-forget send, or `req_…` of an interactive one. */
+  sendId: string;
+  /** The message as the caller wrote it (spec 2.6 markdown). */
+  text: string;
+  /** `text`, parsed once; renderers walk this tree. */
+  document: MarkdownDocument;
+  /** One per option, in order; empty for plain messages. */
+  buttons: ButtonView[];
+  /** Whether the buttons can be clicked; when false a platform removes them. */
+  buttonsEnabled: boolean;
+  /** Value of this recipient's current choice, or null. */
+  selected: string | null;
+  /** Label of the current choice, or null. */
+  selectedText: string | null;
+  /**
+   * `open`: waiting for this recipient; `answered`: the choice is final (onUserAction); `changeable`:
+   * answered but may still change (onTimeout); `expired`: the request ended without an answer;
+   * `closed`: the request ended with this recipient's answer; `plain`: nothing to answer.
+   */
+  state: 'plain' | 'open' | 'answered' | 'changeable' | 'expired' | 'closed';
+  /** Validity period and sender (spec 2.7), or the outcome once there is one; null for plain messages. */
+  footer: string | null;
+}

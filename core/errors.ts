@@ -1,0 +1,54 @@
+/**
+ * Every failure the library reports carries one of these codes. Only the HTTP layer turns a code into
+ * a status; everything else speaks in codes.
+ */
+export type NotifyErrorCode =
+  /** The request is malformed: bad JSON, a missing or invalid field, a malformed header or path. 400. */
+  | 'invalid_request'
+  /** The API key is missing or not valid. 401. */
+  | 'unauthenticated'
+  /** The resource does not exist, or belongs to another organization. 404. */
+  | 'not_found'
+  /** The same idempotency key is still being processed. 409. */
+  | 'conflict'
+  /** The body exceeds the size limit. 413. */
+  | 'payload_too_large'
+  /** A valid request that breaks a business rule (unknown recipients, reused idempotency key). 422. */
+  | 'unprocessable'
+  /** A rate limit was hit. 429. */
+  | 'rate_limited'
+  /** The message could not be delivered to some recipients. 500. */
+  | 'delivery_failed'
+  /** An unexpected failure; details are generic, the cause goes to the log. 500. */
+  | 'internal'
+  /** The storage backend cannot be reached; retrying later may succeed. 503. */
+  | 'unavailable';
+
+/** Options of a {@link NotifyError}. */
+export interface NotifyErrorOptions {
+  /** Seconds the caller should wait before retrying (sent as `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** The underlying error, kept for logs; never shown to callers. */
+  cause?: unknown;
+}
+
+/** The single error type of the library: a code, a human-readable `details`, and an optional cause. */
+export class NotifyError extends Error {
+  override readonly name = 'NotifyError';
+  readonly code: NotifyErrorCode;
+  /** Human-readable reason, safe to show to the caller. */
+  readonly details: string;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: NotifyErrorCode, details: string, options: NotifyErrorOptions = {}) {
+    super(details, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** Whether `error` is a {@link NotifyError}, optionally of the given code. */
+export function isNotifyError(error: unknown, code?: NotifyErrorCode): error is NotifyError {
+  return error instanceof NotifyError && (code === undefined || error.code === code);
+}

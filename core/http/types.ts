@@ -1,0 +1,33 @@
+/** A request as the framework-neutral handler sees it; hosts build it from their framework's request. */
+export interface HttpRequest {
+  /** Upper-case method. */
+  method: string;
+  /** Path relative to where the handler is mounted, starting with `/`, without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** Header values by lower-case name. */
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body, exactly as received; empty when there was none. */
+  body: Uint8Array;
+  /** Address of the client, for limits on failed authentication. */
+  clientAddress: string;
+}
+
+/** An answer of the framework-neutral handler. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * An HTTP endpoint a chat transport serves (the inbox's page and API; Slack's and Teams'
+ * interaction endpoints). It receives the raw body, so it can check platform signatures over
+ * the exact bytes, and it may answer before its processing completes.
+ */
+export interface Route {
+  method: 'GET' | 'POST';
+  /** Path relative to the mount point; `:name` segments become `params`. */
+  path: string;
+  handle(request: HttpRequest, params: Readonly<Record<string, string>>): Promise<HttpResponse>;
+}

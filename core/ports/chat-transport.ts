@@ -1,0 +1,64 @@
+import type { Organization, User } from '../domain/directory.js';
+import type { MessageView } from '../domain/message-view.js';
+import type { Route } from '../http/types.js';
+import type { DeliveryRef } from './delivery-store.js';
+
+/** Where a transport reaches one user. */
+export interface ChatAddress {
+  /** The installation (workspace, tenant) of the organization on this platform. */
+  installationId: string;
+  /** The platform's id of the user. */
+  userRef: string;
+}
+
+/** A delivery or an update of one copy of a message. */
+export interface ChatDelivery {
+  organization: Organization;
+  /** Normalized address of the recipient. */
+  recipient: string;
+  address: ChatAddress;
+  message: MessageView;
+}
+
+/** A click on a button, as a transport hands it to the core. */
+export interface Click {
+  requestId: string;
+  /** Normalized address of the recipient who clicked. */
+  recipient: string;
+  /** Value of the option clicked. */
+  value: string;
+}
+
+/**
+ * What became of a click: `accepted` when it was taken; `final` when this recipient's choice was
+ * already final; `finished` when the request had finished; `unknown-option` for a value that is
+ * not an option; `not-found` for an unknown request or a click by someone who is not a recipient.
+ */
+export type ClickOutcome = 'accepted' | 'final' | 'finished' | 'unknown-option' | 'not-found';
+
+/** The core as a transport sees it: where clicks go, and who the users are. */
+export interface ChatSink {
+  /** Applies a click and resolves once it is stored and the messages are being updated. */
+  click(click: Click): Promise<ClickOutcome>;
+  /** Every user the core knows, for transports that list them (the inbox page). */
+  listUsers(): Promise<User[]>;
+}
+
+/**
+ * A chat platform. The core delivers views through it and updates every delivered copy when a
+ * request changes; platforms that call back (clicks) expose routes that the hosts mount.
+ */
+export interface ChatTransport {
+  /** Unique name: `inbox`, `slack`, `teams`. */
+  readonly platform: string;
+  /** Where this platform reaches the user of this organization, or null when it does not. */
+  address(user: User, organization: Organization): ChatAddress | null;
+  /** Sends a new message; answers the reference needed to update it later. */
+  deliver(delivery: ChatDelivery): Promise<DeliveryRef>;
+  /** Replaces a delivered copy with a new view. */
+  update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void>;
+  /** Endpoints this platform needs mounted (clicks, pages). */
+  readonly routes: readonly Route[];
+  /** Called once when the notifier is created, before any route is served. */
+  connect(sink: ChatSink): void;
+}

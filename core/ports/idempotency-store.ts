@@ -1,0 +1,49 @@
+/** The scope of an idempotency key: keys of different organizations never meet. */
+export interface IdempotencyScope {
+  organizationId: string;
+  key: string;
+}
+
+/** A completed answer, replayed byte-for-byte to repeats. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+/** Timing of {@link IdempotencyStore.acquire}. */
+export interface IdempotencyTiming {
+  /** Epoch milliseconds. */
+  now: number;
+  /** How long a running attempt keeps the key before another may take over (a crashed process). */
+  leaseMs: number;
+  /** How long the record lives after it was first created (24 hours). */
+  ttlMs: number;
+}
+
+/** What {@link IdempotencyStore.acquire} found. */
+export type IdempotencyAcquisition =
+  /** The caller now runs the send. `sendId` is the id of an earlier, unfinished attempt to resume, or null. */
+  | { outcome: 'acquired'; sendId: string | null }
+  /** The key was completed before: replay this response. */
+  | { outcome: 'completed'; response: StoredResponse }
+  /** Another attempt holds the key right now. */
+  | { outcome: 'busy' }
+  /** The key was used with a different body. */
+  | { outcome: 'mismatch' };
+
+/** Idempotency records (DECISIONS §7): at most one attempt at a time per key; 24 hours of memory. */
+export interface IdempotencyStore {
+  /**
+   * Atomically: when no live record exists, creates a running one (lease until now+leaseMs) and
+   * answers `acquired` with sendId null. When a record exists with another fingerprint: `mismatch`.
+   * Completed: `completed`. Running with a live lease: `busy`. Failed, or running with an expired
+   * lease: takes it over (new lease) and answers `acquired` with its sendId.
+   */
+  acquire(scope: IdempotencyScope, fingerprint: string, timing: IdempotencyTiming): Promise<IdempotencyAcquisition>;
+  /** Remembers the id a running attempt created, so that a resumed attempt reuses it. */
+  setSendId(scope: IdempotencyScope, sendId: string): Promise<void>;
+  /** Stores the final answer; repeats replay it until the record expires. */
+  complete(scope: IdempotencyScope, response: StoredResponse): Promise<void>;
+  /** Ends the running attempt without an answer; the next repeat resumes it. */
+  fail(scope: IdempotencyScope): Promise<void>;
+}

@@ -1,0 +1,18 @@
+import type { DeliveryStore } from './delivery-store.js';
+import type { DirectoryStore } from './directory-store.js';
+import type { DueWorkStore } from './due-work-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import type { InboxStore } from './inbox-store.js';
+import type { RateLimitStore } from './rate-limit-store.js';
+import type { RequestStore } from './request-store.js';
+
+/** Every storage port; a storage adapter (memory, Redis, MongoDB) provides them all over one backend. */
+export interface StoragePorts {
+  directory: DirectoryStore;
+  requests: RequestStore;
+  deliveries: DeliveryStore;
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimitStore;
+  dueWork: DueWorkStore;
+  inbox: InboxStore;
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { boundedArray, boundedNumber, boundedText, strictObject, typeMessage } from './text-rules.js';
+
+/** Size limits of spec 8.2. */
+export const limits = {
+  recipients: 50,
+  messageLength: 4000,
+  externalReferenceIdLength: 200,
+  minOptions: 2,
+  maxOptions: 5,
+  optionTextLength: 75,
+  optionValueLength: 100,
+  minTimeoutMinutes: 1,
+  maxTimeoutMinutes: 1440,
+} as const;
+
+const email = z
+  .string({ error: typeMessage('a string') })
+  .trim()
+  .pipe(z.email({ error: 'must be a valid email address' }));
+
+/** A response button (spec 2.3). */
+export const optionSchema = strictObject({
+  text: boundedText(1, limits.optionTextLength),
+  value: boundedText(1, limits.optionValueLength),
+}).meta({ id: 'Option' });
+
+/** The `response_request` object (spec 2.2). */
+export const responseRequestSchema = strictObject({
+  options: boundedArray(optionSchema, limits.minOptions, limits.maxOptions).refine(
+    (options) => new Set(options.map((option) => option.value)).size === options.length,
+    'option values must be unique',
+  ),
+  timeout_minutes: boundedNumber(limits.minTimeoutMinutes, limits.maxTimeoutMinutes),
+  disable: z
+    .enum(['onUserAction', 'onTimeout'], { error: 'must be "onUserAction" or "onTimeout"' })
+    .default('onUserAction'),
+  callback_url: z.string({ error: typeMessage('a string') }).optional(),
+}).meta({ id: 'ResponseRequest' });
+
+/** The body of `POST /api/notify` (spec 2.1). */
+export const notifyRequestSchema = strictObject({
+  user_emails: boundedArray(email, 1, limits.recipients),
+  message: boundedText(1, limits.messageLength).refine(
+    (message) => message.trim().length > 0,
+    'must not be blank',
+  ),
+  external_reference_id: boundedText(0, limits.externalReferenceIdLength).optional(),
+  response_request: responseRequestSchema.optional(),
+}).meta({ id: 'NotifyRequest' });
+
+/** A validated send request. */
+export type NotifyRequest = z.output<typeof notifyRequestSchema>;
+/** A send request as a caller writes it. */
+export type NotifyRequestInput = z.input<typeof notifyRequestSchema>;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** Length in Unicode code points, as every length rule of the API counts (DECISIONS §2). */
+export const codePointLength = (value: string): number => {
+  let length = 0;
+  for (const _ of value) length += 1;
+  return length;
+};
+
+const typeMessage = (expected: string) => (issue: { input: unknown }) =>
+  issue.input === undefined ? 'is required' : `must be ${expected}`;
+
+/** A string of `min` to `max` code points; JSON Schema counts code points too, so the bounds are exact there. */
+export const boundedText = (min: number, max: number) =>
+  z
+    .string({ error: typeMessage('a string') })
+    .refine((value) => {
+      const length = codePointLength(value);
+      return length >= min && length <= max;
+    }, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`)
+    .meta({ minLength: min, maxLength: max });
+
+/** A finite number in `[min, max]`. */
+export const boundedNumber = (min: number, max: number) =>
+  z
+    .number({ error: typeMessage('a number') })
+    .refine((value) => Number.isFinite(value) && value >= min && value <= max, `must be from ${min} to ${max}`)
+    .meta({ minimum: min, maximum: max });
+
+/** A JSON object that refuses unknown fields. */
+export const strictObject = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.strictObject(shape, { error: typeMessage('an object') });
+
+/** An array of `min` to `max` entries. */
+export const boundedArray = <Item extends z.ZodType>(item: Item, min: number, max: number) =>
+  z
+    .array(item, { error: typeMessage('an array') })
+    .min(min, `must have ${min} to ${max} entries`)
+    .max(max, `must have ${min} to ${max} entries`);
+
+export { typeMessage };
