@@ -17,13 +17,14 @@ export const limits = {
 const email = z
   .string({ error: typeMessage('a string') })
   .trim()
-  .pipe(z.email({ error: 'must be a valid email address' }));
+  .pipe(z.email({ error: 'must be a valid email address' }))
+  .meta({ format: 'email' });
 
 /** A response button (spec 2.3). */
 export const optionSchema = strictObject({
   text: boundedText(1, limits.optionTextLength),
   value: boundedText(1, limits.optionValueLength),
-}).meta({ id: 'Option' });
+});
 
 /** The `response_request` object (spec 2.2). */
 export const responseRequestSchema = strictObject({
@@ -36,7 +37,7 @@ export const responseRequestSchema = strictObject({
     .enum(['onUserAction', 'onTimeout'], { error: 'must be "onUserAction" or "onTimeout"' })
     .default('onUserAction'),
   callback_url: z.string({ error: typeMessage('a string') }).optional(),
-}).meta({ id: 'ResponseRequest' });
+});
 
 /** The body of `POST /api/notify` (spec 2.1). */
 export const notifyRequestSchema = strictObject({
@@ -47,7 +48,7 @@ export const notifyRequestSchema = strictObject({
   ),
   external_reference_id: boundedText(0, limits.externalReferenceIdLength).optional(),
   response_request: responseRequestSchema.optional(),
-}).meta({ id: 'NotifyRequest' });
+});
 
 /** A validated send request. */
 export type NotifyRequest = z.output<typeof notifyRequestSchema>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** Answer of a fire-and-forget send (spec 2.4). */
 export const notificationSentSchema = z
   .object({ status: z.literal('ok'), notification_id: z.string().regex(/^notif_[A-Za-z0-9]{24}$/) })
-  .meta({ id: 'NotificationSent' });
+  ;
 
 /** Answer of an interactive send (spec 2.4). */
 export const requestCreatedSchema = z
@@ -12,7 +12,7 @@ export const requestCreatedSchema = z
     request_id: z.string().regex(/^req_[A-Za-z0-9]{24}$/),
     callback_secret: z.string().optional(),
   })
-  .meta({ id: 'RequestCreated' });
+  ;
 
 /** One recipient's entry in a status answer or callback (spec 2.5). */
 export const recipientResponseSchema = z
@@ -22,7 +22,7 @@ export const recipientResponseSchema = z
     timestamp: z.iso.datetime({ precision: 3 }).nullable(),
     expired: z.boolean(),
   })
-  .meta({ id: 'RecipientResponse' });
+  ;
 
 /** Answer of `GET /api/notify/status/{request_id}` (spec 2.5). */
 export const requestStatusSchema = z
@@ -31,12 +31,12 @@ export const requestStatusSchema = z
     external_reference_id: z.string().optional(),
     responses: z.array(recipientResponseSchema),
   })
-  .meta({ id: 'RequestStatus' });
+  ;
 
 /** Body of every error answer (spec 7). */
 export const errorBodySchema = z
   .object({ status: z.literal('error'), details: z.string() })
-  .meta({ id: 'Error' });
+  ;
 
 export type NotificationSent = z.infer<typeof notificationSentSchema>;
 export type RequestCreated = z.infer<typeof requestCreatedSchema>;

@@ -1,0 +1,61 @@
+import type { CoreContext } from '../context.js';
+import { NotifyError } from '../errors.js';
+import { formatIssues } from '../schemas/format-issues.js';
+import { notifyRequestSchema } from '../schemas/notify-request.js';
+import { authenticate } from '../use-cases/authenticate.js';
+import { enforceRateLimit } from '../use-cases/enforce-rate-limit.js';
+import { readStatus } from '../use-cases/read-status.js';
+import { sendIdempotently } from '../use-cases/send-idempotently.js';
+import { openApiDocument } from './openapi.js';
+import { parseJsonObject } from './parse-json-body.js';
+import { jsonResponse } from './responses.js';
+import type { HttpRequest, Route } from './types.js';
+
+const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
+
+async function authorize(context: CoreContext, request: HttpRequest) {
+  const principal = await authenticate(context, request.headers['x-api-key'], request.clientAddress);
+  await enforceRateLimit(context, principal);
+  return principal;
+}
+
+/** The specification's endpoints (spec 4), and the OpenAPI document that describes them. */
+export function apiRoutes(context: CoreContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/api/notify',
+      async handle(request) {
+        const principal = await authorize(context, request);
+        const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
+        if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
+        const idempotencyKey = request.headers['idempotency-key'];
+        if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+          throw new NotifyError('invalid_request', 'Idempotency-Key: must be 1 to 255 printable ASCII characters');
+        }
+        const response = await sendIdempotently(context, principal, parsed.data, idempotencyKey);
+        return {
+          status: response.status,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            ...(response.replayed ? { 'idempotent-replayed': 'true' } : {}),
+          },
+          body: response.body,
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/notify/status/:requestId',
+      async handle(request, params) {
+        const principal = await authorize(context, request);
+        return jsonResponse(200, await readStatus(context, principal, params.requestId ?? ''));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      handle: async () => jsonResponse(200, openApiDocument()),
+    },
+  ];
+}

@@ -1,0 +1,37 @@
+import type { Logger } from '../ports/logger.js';
+import { type NotifyErrorCode, isNotifyError } from '../errors.js';
+import { errorResponse } from './responses.js';
+import type { HttpResponse } from './types.js';
+
+const statusOf: Record<NotifyErrorCode, number> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unprocessable: 422,
+  rate_limited: 429,
+  delivery_failed: 500,
+  internal: 500,
+  unavailable: 503,
+};
+
+/**
+ * Any thrown value as an answer in the specification's error shape. Unexpected errors become a
+ * generic 500 whose cause goes to the log only.
+ */
+export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
+  if (isNotifyError(error) && error.code !== 'internal') {
+    const retryAfter = error.retryAfterSeconds ?? (error.code === 'unavailable' ? 1 : undefined);
+    if (error.code === 'unavailable') logger.warn('storage unavailable', { cause: String(error.cause ?? error) });
+    return errorResponse(
+      statusOf[error.code],
+      error.details,
+      retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
+    );
+  }
+  logger.error('unexpected error', {
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
+  return errorResponse(500, 'Internal server error');
+}

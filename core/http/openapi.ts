@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { notifyRequestSchema, optionSchema, responseRequestSchema } from '../schemas/notify-request.js';
+import {
+  errorBodySchema,
+  notificationSentSchema,
+  recipientResponseSchema,
+  requestCreatedSchema,
+  requestStatusSchema,
+} from '../schemas/responses.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * The request and response bodies as OpenAPI components.
+ * Request shapes are described as callers write them (`io: 'input'`: defaults make fields optional).
+ */
+function components(): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  const named = {
+    NotifyRequest: notifyRequestSchema,
+    ResponseRequest: responseRequestSchema,
+    Option: optionSchema,
+    NotificationSent: notificationSentSchema,
+    RequestCreated: requestCreatedSchema,
+    RequestStatus: requestStatusSchema,
+    RecipientResponse: recipientResponseSchema,
+    Error: errorBodySchema,
+  };
+  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'input',
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const cleaned: Record<string, JsonSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
+    cleaned[id] = rest;
+  }
+  return cleaned;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: string) => ({ content: { 'application/json': { schema: ref(id) } } });
+const error = (description: string) => ({ description, ...json('Error') });
+const retryAfter = { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } };
+
+let cached: JsonSchema | null = null;
+
+/** The OpenAPI 3.1 document of the API, generated from the same zod schemas that validate requests. */
+export function openApiDocument(): JsonSchema {
+  cached ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'chat-notify',
+      version: '1.0.0',
+      description: 'Send plain and interactive notifications to the people of an organization through team chat.',
+    },
+    components: {
+      schemas: components(),
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+    },
+    security: [{ apiKey: [] }],
+    paths: {
+      '/api/notify': {
+        post: {
+          operationId: 'sendNotification',
+          summary: 'Send a notification, interactive when response_request is present',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
+          requestBody: { required: true, ...json('NotifyRequest') },
+          responses: {
+            '200': {
+              description: 'Accepted and delivered',
+              content: {
+                'application/json': { schema: { oneOf: [ref('NotificationSent'), ref('RequestCreated')] } },
+              },
+            },
+            '400': error('Invalid body'),
+            '401': error('Missing or invalid API key'),
+            '409': { ...error('The same Idempotency-Key is still being processed'), headers: retryAfter },
+            '413': error('Body larger than 64 KiB'),
+            '422': error('Unknown recipients, or an Idempotency-Key reused with another body'),
+            '429': { ...error('Rate limit exceeded'), headers: retryAfter },
+            '500': error('Delivery failed'),
+            '503': { ...error('Storage temporarily unavailable'), headers: retryAfter },
+          },
+        },
+      },
+      '/api/notify/status/{request_id}': {
+        get: {
+          operationId: 'getRequestStatus',
+          summary: 'Status of an interactive request',
+          parameters: [
+            {
+              name: 'request_id',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', pattern: '^req_[A-Za-z0-9]{24}$' },
+            },
+          ],
+          responses: {
+            '200': { description: 'The status', ...json('RequestStatus') },
+            '400': error('Invalid request_id format'),
+            '401': error('Missing or invalid API key'),
+            '404': error('Request not found'),
+            '429': { ...error('Rate limit exceeded'), headers: retryAfter },
+            '503': { ...error('Storage temporarily unavailable'), headers: retryAfter },
+          },
+        },
+      },
+    },
+  };
+  return cached;
+}

@@ -1,0 +1,147 @@
+import type { SchedulerLike } from 'rxjs';
+import type { CoreContext } from './context.js';
+import type { Principal } from './domain/directory.js';
+import { createDueWorkRunner, type DueWorkHandler } from './due-work/due-work-runner.js';
+import { apiRoutes } from './http/api-routes.js';
+import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import { type Clock, systemClock } from './ports/clock.js';
+import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
+import { type Logger, silentLogger } from './ports/logger.js';
+import type { StoragePorts } from './ports/storage.js';
+import { type RateLimitSettings, defaultRateLimits } from './rate-limit/settings.js';
+import { requestView } from './request/message-view.js';
+import { createRequestMachine } from './request/request-machine.js';
+import type { RequestStatus } from './schemas/responses.js';
+import { type IdGenerator, randomIds } from './security/random-id.js';
+import {
+  type ApiKeyView,
+  type CreatedApiKey,
+  type KeyActor,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from './use-cases/api-keys.js';
+import { authenticate } from './use-cases/authenticate.js';
+import { applyClick } from './use-cases/click.js';
+import { updateCopies } from './use-cases/deliver-copies.js';
+import { readStatus } from './use-cases/read-status.js';
+import { applySeed } from './use-cases/seed.js';
+
+/** Options of {@link createNotifier}. */
+export interface NotifierOptions {
+  /** Every storage port, from one adapter (`memoryStorage()`, `redisStorage(...)`, ...). */
+  storage: StoragePorts;
+  /** The chat platforms to deliver through; each user receives a copy on every platform that reaches them. */
+  transports: readonly ChatTransport[];
+  /** Handles completion callbacks when they fall due; without one they are dropped with a warning. */
+  deliverCallback?: DueWorkHandler;
+  clock?: Clock;
+  logger?: Logger;
+  ids?: IdGenerator;
+  /** Rate limits; the specification's by default. */
+  rateLimits?: Partial<RateLimitSettings>;
+  /** Scheduler of the request machine and the due-work timer; a virtual-time one in tests. */
+  scheduler?: SchedulerLike;
+  /** Longest pause between looks for due work enqueued by other instances (ms, default 1000). */
+  duePollMs?: number;
+}
+
+/** The library's entry point: the HTTP handler the hosts mount, the use cases, and the background work. */
+export interface Notifier {
+  /** The framework-neutral handler of the API and of every transport's routes. */
+  handle: HttpHandler;
+  /** The caller behind a plaintext API key (for embedding applications that authenticate themselves). */
+  authenticate(apiKey: string, clientAddress?: string): Promise<Principal>;
+  /** Status of an interactive request, as `GET /api/notify/status/{id}` answers it. */
+  status(principal: Principal, requestId: string): Promise<RequestStatus>;
+  /** A click, as a transport reports it. */
+  click(click: Click): Promise<ClickOutcome>;
+  /** Key management on behalf of the signed-in user of the embedding application (DECISIONS §8). */
+  apiKeys: {
+    create(actor: KeyActor, label: string): Promise<CreatedApiKey>;
+    list(actor: KeyActor, options?: { scope?: 'own' | 'organization'; search?: string }): Promise<ApiKeyView[]>;
+    revoke(actor: KeyActor, keyId: string): Promise<void>;
+  };
+  /** Loads organizations, users and keys (the seed file of DECISIONS §9); idempotent. */
+  seed(seed: unknown): Promise<void>;
+  /** Starts running timeouts and callbacks as they fall due. */
+  start(): void;
+  /** Runs everything due now (tests, maintenance); answers how many items ran. */
+  runDueWork(): Promise<number>;
+  /** Stops background work and lets running items finish. */
+  stop(): Promise<void>;
+}
+
+/** Assembles the core over the given ports. */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const context = {
+    storage: options.storage,
+    transports: options.transports,
+    clock,
+    ids: options.ids ?? randomIds,
+    logger,
+    rateLimits: { ...defaultRateLimits, ...options.rateLimits },
+  } as CoreContext;
+
+  context.machine = createRequestMachine({
+    requests: options.storage.requests,
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    async runCommands(request, commands) {
+      for (const command of commands) {
+        if (command.type === 'update-messages') {
+          await updateCopies(context, request.organizationId, request.id, command.recipients, (key) =>
+            requestView(request, key),
+          );
+        }
+        if (command.type === 'enqueue-callback') context.dueWork.poke();
+      }
+    },
+  });
+
+  context.dueWork = createDueWorkRunner({
+    store: options.storage.dueWork,
+    clock,
+    logger,
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.duePollMs ? { pollMs: options.duePollMs } : {}),
+    handlers: {
+      async timeout(item) {
+        await context.machine.dispatch({ type: 'timeout', requestId: item.requestId, at: clock.now() });
+        return { done: true };
+      },
+      callback:
+        options.deliverCallback ??
+        (async (item) => {
+          logger.warn('no callback delivery configured; dropping the completion callback', {
+            requestId: item.requestId,
+          });
+          return { done: true };
+        }),
+    },
+  });
+
+  const sink = { click: (click: Click) => applyClick(context, click), listUsers: () => options.storage.directory.listUsers() };
+  for (const transport of options.transports) transport.connect(sink);
+  const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
+
+  return {
+    handle: createHttpHandler(routes, logger),
+    authenticate: (apiKey, clientAddress = 'library') => authenticate(context, apiKey, clientAddress),
+    status: (principal, requestId) => readStatus(context, principal, requestId),
+    click: sink.click,
+    apiKeys: {
+      create: (actor, label) => createApiKey(context, actor, label),
+      list: (actor, listOptions) => listApiKeys(context, actor, listOptions),
+      revoke: (actor, keyId) => revokeApiKey(context, actor, keyId),
+    },
+    seed: (seed) => applySeed(context, seed),
+    start: () => context.dueWork.start(),
+    runDueWork: () => context.dueWork.drain(),
+    async stop() {
+      await context.dueWork.stop();
+      context.machine.close();
+    },
+  };
+}

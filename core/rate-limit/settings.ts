@@ -1,0 +1,24 @@
+/** A limit as the specification states it: a burst, refilled at a sustained rate. */
+export interface RateLimit {
+  /** Requests allowed at once (the bucket's capacity). */
+  burst: number;
+  /** Requests per second sustained (the refill rate). */
+  perSecond: number;
+}
+
+/** The limits of a deployment (DECISIONS §6). */
+export interface RateLimitSettings {
+  /** Per API key; default 10 burst, 2 per second. */
+  perKey: RateLimit;
+  /** Per organization; default 50 burst, 5 per second. */
+  perOrganization: RateLimit;
+  /** Failed authentications per client address; default 20 burst, 1 per second. */
+  failedAuthentication: RateLimit;
+}
+
+/** The specification's limits. */
+export const defaultRateLimits: RateLimitSettings = {
+  perKey: { burst: 10, perSecond: 2 },
+  perOrganization: { burst: 50, perSecond: 5 },
+  failedAuthentication: { burst: 20, perSecond: 1 },
+};

@@ -1,0 +1,60 @@
+import type { InteractiveRequest } from '../domain/interactive-request.js';
+import type { MessageView } from '../domain/message-view.js';
+import { parseMarkdown } from '../markdown/parse.js';
+import { formatDuration, formatUtc } from './format-time.js';
+
+/** The view of a fire-and-forget message. */
+export function plainView(notificationId: string, text: string): MessageView {
+  return {
+    kind: 'plain',
+    sendId: notificationId,
+    text,
+    document: parseMarkdown(text),
+    buttons: [],
+    buttonsEnabled: false,
+    selected: null,
+    selectedText: null,
+    state: 'plain',
+    footer: null,
+  };
+}
+
+/** What one recipient of an interactive request sees now (spec 2.7). */
+export function requestView(request: InteractiveRequest, recipientKey: string): MessageView {
+  const recipient = request.recipients.find((r) => r.key === recipientKey);
+  const selected = recipient?.value ?? null;
+  const selectedText = request.options.find((o) => o.value === selected)?.text ?? null;
+  const finished = request.status === 'finished';
+  const state: MessageView['state'] =
+    selected === null
+      ? finished
+        ? 'expired'
+        : 'open'
+      : finished
+        ? 'closed'
+        : request.mode === 'onUserAction'
+          ? 'answered'
+          : 'changeable';
+  const sender = `Sent by ${request.sender.name}`;
+  const until = formatUtc(request.expiresAt);
+  const footers: Record<MessageView['state'], string> = {
+    plain: sender,
+    open: `Please answer within ${formatDuration(request.expiresAt - request.createdAt)} (until ${until}) · ${sender}`,
+    answered: `You answered “${selectedText}” · ${sender}`,
+    changeable: `Your answer: “${selectedText}”. You can change it until ${until} · ${sender}`,
+    expired: `This request expired at ${formatUtc(request.finishedAt ?? request.expiresAt)} without your answer · ${sender}`,
+    closed: `Closed. Your answer: “${selectedText}” · ${sender}`,
+  };
+  return {
+    kind: 'interactive',
+    sendId: request.id,
+    text: request.message,
+    document: parseMarkdown(request.message),
+    buttons: request.options.map(({ text, value }) => ({ text, value })),
+    buttonsEnabled: state === 'open' || state === 'changeable',
+    selected,
+    selectedText,
+    state,
+    footer: footers[state],
+  };
+}

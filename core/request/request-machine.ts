@@ -1,0 +1,115 @@
+import {
+  type SchedulerLike,
+  Subject,
+  asyncScheduler,
+  catchError,
+  concatMap,
+  debounceTime,
+  defer,
+  groupBy,
+  mergeMap,
+  tap,
+  EMPTY,
+} from 'rxjs';
+import { NotifyError } from '../errors.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
+import type { RequestStore } from '../ports/request-store.js';
+import { dueChanges } from './due-changes.js';
+import type { RequestCommand, RequestEvent, TransitionOutcome } from './events.js';
+import { transition } from './transition.js';
+
+/** What became of a dispatched event; `request` is the stored state after it, or null when unknown. */
+export interface DispatchResult {
+  outcome: TransitionOutcome;
+  request: InteractiveRequest | null;
+}
+
+/** Runs the commands of a stored transition that are not storage writes (updating messages). */
+export type CommandRunner = (request: InteractiveRequest, commands: readonly RequestCommand[]) => Promise<void>;
+
+/** Options of {@link createRequestMachine}. */
+export interface RequestMachineOptions {
+  requests: RequestStore;
+  runCommands: CommandRunner;
+  /** Drives the idle expiry of per-request queues; a virtual-time scheduler in tests. */
+  scheduler?: SchedulerLike;
+  /** How long a request's queue lives without events. */
+  idleMs?: number;
+  /** Attempts of the read-transition-write cycle when other writers keep winning. */
+  maxAttempts?: number;
+}
+
+/** Applies events to requests: one at a time per request, any number of requests at once. */
+export interface RequestMachine {
+  /** Resolves once the event is stored (or found to change nothing) and its commands have run. */
+  dispatch(event: RequestEvent): Promise<DispatchResult>;
+  /** Stops accepting events; pending ones are rejected. */
+  close(): void;
+}
+
+interface Envelope {
+  event: RequestEvent;
+  resolve(result: DispatchResult): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The RxJS pipeline of the architecture: events are grouped by request and applied in order
+ * within a group, through the pure {@link transition} and a compare-and-set write, so that
+ * concurrent clicks and timeouts on several instances cannot both win.
+ */
+export function createRequestMachine(options: RequestMachineOptions): RequestMachine {
+  const { requests, runCommands, scheduler = asyncScheduler, idleMs = 30_000, maxAttempts = 16 } = options;
+  const events$ = new Subject<Envelope>();
+
+  async function apply(event: RequestEvent): Promise<DispatchResult> {
+    for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+      const current = await requests.getRequest(event.requestId);
+      if (!current) return { outcome: 'not-found', request: null };
+      const result = transition(current, event);
+      if (result.state === current) return { outcome: result.outcome, request: current };
+      const stored = await requests.updateRequest(
+        result.state,
+        current.version,
+        dueChanges(current.id, result.commands),
+      );
+      if (stored) {
+        await runCommands(result.state, result.commands);
+        return { outcome: result.outcome, request: result.state };
+      }
+    }
+    throw new NotifyError('unavailable', 'The request is being changed by too many writers; retry', {
+      retryAfterSeconds: 1,
+    });
+  }
+
+  const subscription = events$
+    .pipe(
+      groupBy((envelope) => envelope.event.requestId, {
+        duration: (group) => group.pipe(debounceTime(idleMs, scheduler)),
+      }),
+      mergeMap((group) =>
+        group.pipe(
+          concatMap((envelope) =>
+            defer(() => apply(envelope.event)).pipe(
+              tap((result) => envelope.resolve(result)),
+              catchError((error: unknown) => {
+                envelope.reject(error);
+                return EMPTY;
+              }),
+            ),
+          ),
+        ),
+      ),
+    )
+    .subscribe();
+
+  return {
+    dispatch: (event) =>
+      new Promise<DispatchResult>((resolve, reject) => {
+        if (subscription.closed) reject(new NotifyError('unavailable', 'The service is shutting down'));
+        else events$.next({ event, resolve, reject });
+      }),
+    close: () => subscription.unsubscribe(),
+  };
+}

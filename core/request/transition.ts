@@ -1,0 +1,66 @@
+import { P, match } from 'ts-pattern';
+import type { InteractiveRequest, RecipientState } from '../domain/interactive-request.js';
+import type { RequestCommand, RequestEvent, TransitionOutcome, TransitionResult } from './events.js';
+
+const unchanged = (state: InteractiveRequest, outcome: TransitionOutcome): TransitionResult => ({
+  state,
+  commands: [],
+  outcome,
+});
+
+function finish(
+  state: InteractiveRequest,
+  recipients: RecipientState[],
+  at: number,
+  updated: string[],
+): { state: InteractiveRequest; commands: RequestCommand[] } {
+  const next: InteractiveRequest = {
+    ...state,
+    version: state.version + 1,
+    status: 'finished',
+    finishedAt: at,
+    recipients,
+  };
+  const commands: RequestCommand[] = [{ type: 'update-messages', recipients: updated }, { type: 'cancel-timeout' }];
+  if (state.callback) commands.push({ type: 'enqueue-callback', runAt: at });
+  return { state: next, commands };
+}
+
+/** The timeout: every recipient without an answer expires; every copy loses its buttons. */
+function expire(state: InteractiveRequest, at: number): TransitionResult {
+  const recipients = state.recipients.map((r) => (r.value === null ? { ...r, expired: true } : r));
+  return { ...finish(state, recipients, at, recipients.map((r) => r.key)), outcome: 'expired' };
+}
+
+function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: 'click' }>): TransitionResult {
+  const index = state.recipients.findIndex((r) => r.key === event.recipient);
+  const recipient = state.recipients[index];
+  if (!recipient) return unchanged(state, 'not-found');
+  if (!state.options.some((o) => o.value === event.value)) return unchanged(state, 'unknown-option');
+  if (state.mode === 'onUserAction' && recipient.value !== null) return unchanged(state, 'final');
+
+  const recipients = state.recipients.with(index, { ...recipient, value: event.value, respondedAt: event.at });
+  if (state.mode === 'onUserAction' && recipients.every((r) => r.value !== null)) {
+    return { ...finish(state, recipients, event.at, [recipient.key]), outcome: 'accepted' };
+  }
+  return {
+    state: { ...state, version: state.version + 1, recipients },
+    commands: [{ type: 'update-messages', recipients: [recipient.key] }],
+    outcome: 'accepted',
+  };
+}
+
+/**
+ * The lifecycle of an interactive request (spec 3, DECISIONS §4) as a pure function: no clock, no
+ * I/O. A finished request ignores everything. A click that arrives at or after the expiry finishes
+ * the request as the timeout would, and is not counted.
+ */
+export function transition(state: InteractiveRequest, event: RequestEvent): TransitionResult {
+  return match<[InteractiveRequest, RequestEvent], TransitionResult>([state, event])
+    .with([{ status: 'finished' }, P._], () => unchanged(state, 'finished'))
+    .with([P._, { type: 'timeout' }], ([, e]) => expire(state, e.at))
+    .with([P._, { type: 'click' }], ([, e]) =>
+      e.at >= state.expiresAt ? { ...expire(state, e.at), outcome: 'finished' } : click(state, e),
+    )
+    .exhaustive();
+}

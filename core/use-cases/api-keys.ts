@@ -1,0 +1,130 @@
+import type { CoreContext } from '../context.js';
+import type { ApiKeyRecord, User } from '../domain/directory.js';
+import { NotifyError } from '../errors.js';
+import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key-format.js';
+
+/**
+ * The signed-in user of the embedding application, on whose behalf keys are managed. The
+ * application vouches for who it is and whether it administers its organization (DECISIONS §8).
+ */
+export interface KeyActor {
+  userId: string;
+  admin: boolean;
+}
+
+/** An API key as listings show it: never the plaintext nor the digest. */
+export interface ApiKeyView {
+  id: string;
+  label: string;
+  /** First 12 characters of the key. */
+  prefix: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601, or null when never used. */
+  lastUsedAt: string | null;
+  /** ISO 8601, or null while valid. */
+  revokedAt: string | null;
+  owner: { name: string; email: string };
+}
+
+/** The answer of a key creation: the plaintext, shown this once, and the stored key. */
+export interface CreatedApiKey {
+  apiKey: string;
+  key: ApiKeyView;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function view(record: ApiKeyRecord, owner: User): ApiKeyView {
+  return {
+    id: record.id,
+    label: record.label,
+    prefix: record.prefix,
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUsedAt: iso(record.lastUsedAt),
+    revokedAt: iso(record.revokedAt),
+    owner: { name: owner.name, email: owner.email },
+  };
+}
+
+async function actorUser(context: CoreContext, actor: KeyActor): Promise<User> {
+  const user = await context.storage.directory.getUser(actor.userId);
+  if (!user) throw new NotifyError('not_found', 'User not found');
+  return user;
+}
+
+/** Stores a key record for a plaintext key (creation and seeding share it). */
+export async function storeApiKey(
+  context: CoreContext,
+  owner: User,
+  label: string,
+  plaintext: string,
+  id: string,
+): Promise<ApiKeyRecord> {
+  const record: ApiKeyRecord = {
+    id,
+    organizationId: owner.organizationId,
+    userId: owner.id,
+    label,
+    prefix: visiblePrefix(plaintext),
+    digest: digestApiKey(plaintext),
+    createdAt: context.clock.now(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await context.storage.directory.saveApiKey(record);
+  return record;
+}
+
+/** Creates a personal key for the actor; the plaintext exists only in this answer. */
+export async function createApiKey(context: CoreContext, actor: KeyActor, label: string): Promise<CreatedApiKey> {
+  const trimmed = label.trim();
+  if (trimmed.length === 0 || trimmed.length > 100) {
+    throw new NotifyError('invalid_request', 'label: must be 1 to 100 characters');
+  }
+  const owner = await actorUser(context, actor);
+  const plaintext = generateApiKey();
+  const record = await storeApiKey(context, owner, trimmed, plaintext, context.ids.internalId('key'));
+  return { apiKey: plaintext, key: view(record, owner) };
+}
+
+/**
+ * Keys the actor may see: their own, or with `scope: 'organization'` (admins only) every key of
+ * their organization, optionally filtered by a case-insensitive search over label, prefix and
+ * owner name and email.
+ */
+export async function listApiKeys(
+  context: CoreContext,
+  actor: KeyActor,
+  options: { scope?: 'own' | 'organization'; search?: string } = {},
+): Promise<ApiKeyView[]> {
+  const user = await actorUser(context, actor);
+  const everyone = options.scope === 'organization';
+  if (everyone && !actor.admin) throw new NotifyError('not_found', 'Only organization admins can list every key');
+  const { directory } = context.storage;
+  const [records, users] = await Promise.all([
+    directory.listApiKeys({ organizationId: user.organizationId, ...(everyone ? {} : { userId: user.id }) }),
+    everyone ? directory.listUsers(user.organizationId) : [user],
+  ]);
+  const owners = new Map(users.map((u) => [u.id, u]));
+  const needle = options.search?.trim().toLowerCase() ?? '';
+  return records.flatMap((record) => {
+    const owner = owners.get(record.userId);
+    if (!owner) return [];
+    const keyView = view(record, owner);
+    const haystack = [keyView.label, keyView.prefix, owner.name, owner.email].join('\n').toLowerCase();
+    return needle === '' || haystack.includes(needle) ? [keyView] : [];
+  });
+}
+
+/** Revokes a key of the actor, or any key of the organization for an admin; immediate and final. */
+export async function revokeApiKey(context: CoreContext, actor: KeyActor, keyId: string): Promise<void> {
+  const user = await actorUser(context, actor);
+  const { directory } = context.storage;
+  const keys = await directory.listApiKeys({
+    organizationId: user.organizationId,
+    ...(actor.admin ? {} : { userId: user.id }),
+  });
+  if (!keys.some((key) => key.id === keyId)) throw new NotifyError('not_found', 'API key not found');
+  await directory.revokeApiKey(keyId, context.clock.now());
+}

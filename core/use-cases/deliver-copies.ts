@@ -1,0 +1,110 @@
+import type { CoreContext } from '../context.js';
+import { type Organization, type User, normalizeEmail } from '../domain/directory.js';
+import type { MessageView } from '../domain/message-view.js';
+
+/** A recipient of a send, resolved against the directory. */
+export interface ResolvedRecipient {
+  /** Normalized address. */
+  key: string;
+  /** As the caller spelled it, trimmed. */
+  email: string;
+  user: User;
+}
+
+const copyKey = (recipient: string, platform: string) => `${recipient}\n${platform}`;
+
+/**
+ * Delivers one copy per platform that reaches each recipient, skipping copies an earlier attempt
+ * of the same send already delivered (so that a retry never notifies anyone twice). Answers the
+ * recipients that could not be reached on every platform that should reach them.
+ */
+export async function deliverCopies(
+  context: CoreContext,
+  organization: Organization,
+  sendId: string,
+  recipients: readonly ResolvedRecipient[],
+  viewFor: (recipientKey: string) => MessageView,
+): Promise<ResolvedRecipient[]> {
+  const { deliveries } = context.storage;
+  const delivered = new Set(
+    (await deliveries.listDeliveries(sendId)).map((d) => copyKey(d.recipient, d.platform)),
+  );
+  const reached = await Promise.all(
+    recipients.map(async (recipient) => {
+      const targets = context.transports.flatMap((transport) => {
+        const address = transport.address(recipient.user, organization);
+        return address ? [{ transport, address }] : [];
+      });
+      if (targets.length === 0) {
+        context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
+        return false;
+      }
+      const results = await Promise.allSettled(
+        targets
+          .filter(({ transport }) => !delivered.has(copyKey(recipient.key, transport.platform)))
+          .map(async ({ transport, address }) => {
+            const message = viewFor(recipient.key);
+            const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
+            await deliveries.addDelivery({
+              sendId,
+              recipient: recipient.key,
+              platform: transport.platform,
+              ref,
+              deliveredAt: context.clock.now(),
+            });
+          }),
+      );
+      for (const result of results) {
+        if (result.status === 'rejected') {
+          context.logger.error('delivery failed', { sendId, userId: recipient.user.id, error: String(result.reason) });
+        }
+      }
+      return results.every((result) => result.status === 'fulfilled');
+    }),
+  );
+  return recipients.filter((_, index) => !reached[index]);
+}
+
+/**
+ * Replaces every delivered copy of a send for the given recipients with a fresh view. Failures are
+ * logged, not thrown: the state is already stored, and a stale copy must not undo a click.
+ */
+export async function updateCopies(
+  context: CoreContext,
+  organizationId: string,
+  sendId: string,
+  recipientKeys: readonly string[],
+  viewFor: (recipientKey: string) => MessageView,
+): Promise<void> {
+  const { directory, deliveries } = context.storage;
+  const [organization, users, copies] = await Promise.all([
+    directory.getOrganization(organizationId),
+    directory.findUsersByEmail(organizationId, recipientKeys),
+    deliveries.listDeliveries(sendId),
+  ]);
+  if (!organization) return;
+  const wanted = new Set(recipientKeys);
+  const userByKey = new Map(users.map((user) => [normalizeEmail(user.email), user]));
+  await Promise.all(
+    copies
+      .filter((copy) => wanted.has(copy.recipient))
+      .map(async (copy) => {
+        const transport = context.transports.find((t) => t.platform === copy.platform);
+        const user = userByKey.get(copy.recipient);
+        const address = user && transport?.address(user, organization);
+        if (!transport || !address) return;
+        try {
+          await transport.update(
+            { organization, recipient: copy.recipient, address, message: viewFor(copy.recipient) },
+            copy.ref,
+          );
+        } catch (error) {
+          context.logger.error('could not update a delivered message', {
+            sendId,
+            platform: copy.platform,
+            error: String(error),
+          });
+        }
+      }),
+  );
+}

@@ -1,0 +1,27 @@
+import type { CoreContext } from '../context.js';
+import type { Principal } from '../domain/directory.js';
+import { NotifyError } from '../errors.js';
+import { statusBody } from '../request/status-body.js';
+import { transition } from '../request/transition.js';
+import type { RequestStatus } from '../schemas/responses.js';
+
+/** Request ids as the service issues them (DECISIONS §3). */
+export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
+
+/**
+ * The status use case (spec 4.2). A request past its expiry whose timeout has not run yet is shown
+ * as the timeout will leave it, so that a reader never sees a request pending after its deadline;
+ * the due-work runner is nudged to store that state.
+ */
+export async function readStatus(context: CoreContext, principal: Principal, requestId: string): Promise<RequestStatus> {
+  if (!requestIdPattern.test(requestId)) throw new NotifyError('invalid_request', 'Invalid request_id format');
+  const request = await context.storage.requests.getRequest(requestId);
+  if (!request || request.organizationId !== principal.organization.id) {
+    throw new NotifyError('not_found', 'Request not found');
+  }
+  if (request.status === 'pending' && context.clock.now() >= request.expiresAt) {
+    context.dueWork.poke();
+    return statusBody(transition(request, { type: 'timeout', requestId, at: request.expiresAt }).state);
+  }
+  return statusBody(request);
+}

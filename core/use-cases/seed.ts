@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { CoreContext } from '../context.js';
+import { NotifyError } from '../errors.js';
+import { digestApiKey } from '../security/api-key-format.js';
+import { storeApiKey } from './api-keys.js';
+
+const seedKeySchema = z.strictObject({ label: z.string().min(1), key: z.string().min(16) });
+const seedUserSchema = z.strictObject({
+  email: z.email(),
+  name: z.string().min(1),
+  role: z.enum(['admin', 'member']).default('member'),
+  /** Sign-in password for the account pages of the embedding application; not used by the API. */
+  password: z.string().optional(),
+  apiKeys: z.array(seedKeySchema).default([]),
+});
+
+/** The seed file of DECISIONS §9: organizations, their users and their users' keys (plaintext). */
+export const seedSchema = z.strictObject({
+  organizations: z.array(
+    z.strictObject({ id: z.string().min(1), name: z.string().min(1), users: z.array(seedUserSchema) }),
+  ),
+});
+
+/** A seed, as written in its file. */
+export type Seed = z.input<typeof seedSchema>;
+
+/**
+ * Loads organizations, users and keys. Idempotent: several instances may seed one store with the
+ * same file (users are matched by email, keys by digest), and keys are stored hashed.
+ */
+export async function applySeed(context: CoreContext, seed: unknown): Promise<void> {
+  const parsed = seedSchema.safeParse(seed);
+  if (!parsed.success) {
+    throw new NotifyError('invalid_request', `Invalid seed: ${z.prettifyError(parsed.error)}`);
+  }
+  const { directory } = context.storage;
+  for (const organization of parsed.data.organizations) {
+    await directory.saveOrganization({ id: organization.id, name: organization.name });
+    for (const entry of organization.users) {
+      const user = await directory.saveUser({
+        id: context.ids.internalId('usr'),
+        organizationId: organization.id,
+        email: entry.email,
+        name: entry.name,
+        role: entry.role,
+        chatLinks: [],
+      });
+      for (const key of entry.apiKeys) {
+        await storeApiKey(context, user, key.label, key.key, `key_${digestApiKey(key.key).slice(0, 24)}`);
+      }
+    }
+  }
+}
+

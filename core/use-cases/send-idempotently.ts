@@ -1,0 +1,68 @@
+import type { CoreContext } from '../context.js';
+import type { Principal } from '../domain/directory.js';
+import { NotifyError, isNotifyError } from '../errors.js';
+import type { IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
+import type { NotifyRequest } from '../schemas/notify-request.js';
+import { fingerprint } from '../security/fingerprint.js';
+import { freshAttempt, sendNotification } from './send-notification.js';
+
+/** Idempotency records live this long (spec 8.3). */
+const ttlMs = 24 * 60 * 60 * 1000;
+/** A running attempt holds its key this long; after that a repeat takes over (the process died). */
+const leaseMs = 60_000;
+
+/** An answer of the send endpoint, and whether it is a replay of a stored one. */
+export interface SendResponse extends StoredResponse {
+  replayed: boolean;
+}
+
+const answer = (status: number, body: unknown): StoredResponse => ({ status, body: JSON.stringify(body) });
+
+/**
+ * Sends once per idempotency key (DECISIONS §7): a repeat of a completed send replays its answer
+ * byte for byte; a repeat while it runs is refused with 409; a repeat of a send that failed
+ * resumes it, delivering only what was not delivered.
+ */
+export async function sendIdempotently(
+  context: CoreContext,
+  principal: Principal,
+  input: NotifyRequest,
+  idempotencyKey: string | undefined,
+): Promise<SendResponse> {
+  if (idempotencyKey === undefined) {
+    return { ...answer(200, await sendNotification(context, principal, input, freshAttempt)), replayed: false };
+  }
+  const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
+  const store = context.storage.idempotency;
+  const acquired = await store.acquire(scope, fingerprint(input), { now: context.clock.now(), leaseMs, ttlMs });
+  switch (acquired.outcome) {
+    case 'completed':
+      return { ...acquired.response, replayed: true };
+    case 'busy':
+      throw new NotifyError('conflict', 'A request with this Idempotency-Key is still being processed', {
+        retryAfterSeconds: 1,
+      });
+    case 'mismatch':
+      throw new NotifyError('unprocessable', 'This Idempotency-Key was already used with a different request body');
+    case 'acquired':
+      break;
+  }
+  let response: StoredResponse;
+  try {
+    response = answer(
+      200,
+      await sendNotification(context, principal, input, {
+        resumeSendId: acquired.sendId,
+        onSendId: (sendId) => store.setSendId(scope, sendId),
+      }),
+    );
+  } catch (error) {
+    if (!isNotifyError(error, 'unprocessable')) {
+      await store.fail(scope).catch(() => undefined);
+      throw error;
+    }
+    response = answer(422, { status: 'error', details: error.details });
+  }
+  await store.complete(scope, response);
+  return { ...response, replayed: false };
+}

@@ -1,0 +1,134 @@
+import type { CoreContext } from '../context.js';
+import type { Principal } from '../domain/directory.js';
+import { timeoutItemId } from '../domain/due-work.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
+import { NotifyError } from '../errors.js';
+import { plainView, requestView } from '../request/message-view.js';
+import type { NotifyRequest } from '../schemas/notify-request.js';
+import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
+import { generateCallbackSecret } from '../security/callback-secret.js';
+import { type ResolvedRecipient, deliverCopies, updateCopies } from './deliver-copies.js';
+import { resolveRecipients } from './resolve-recipients.js';
+
+/** How a send relates to earlier attempts with the same idempotency key. */
+export interface SendAttempt {
+  /** The id an earlier, unfinished attempt created; the send resumes it. Null for a fresh send. */
+  resumeSendId: string | null;
+  /** Called with a fresh id before anything is stored or delivered under it. */
+  onSendId(sendId: string): Promise<void>;
+}
+
+/** A fresh send, not tied to an idempotency key. */
+export const freshAttempt: SendAttempt = { resumeSendId: null, onSendId: async () => {} };
+
+/** The send use case (spec 4.1): resolve recipients, store the request, deliver every copy. */
+export async function sendNotification(
+  context: CoreContext,
+  principal: Principal,
+  input: NotifyRequest,
+  attempt: SendAttempt,
+): Promise<NotificationSent | RequestCreated> {
+  const recipients = await resolveRecipients(context, principal.organization.id, input.user_emails);
+  return input.response_request
+    ? sendInteractive(context, principal, input, recipients, attempt)
+    : sendPlain(context, principal, input.message, recipients, attempt);
+}
+
+async function sendPlain(
+  context: CoreContext,
+  principal: Principal,
+  message: string,
+  recipients: ResolvedRecipient[],
+  attempt: SendAttempt,
+): Promise<NotificationSent> {
+  const id = attempt.resumeSendId ?? context.ids.notificationId();
+  if (!attempt.resumeSendId) await attempt.onSendId(id);
+  const view = plainView(id, message);
+  const failed = await deliverCopies(context, principal.organization, id, recipients, () => view);
+  throwIfFailed(failed);
+  return { status: 'ok', notification_id: id };
+}
+
+async function sendInteractive(
+  context: CoreContext,
+  principal: Principal,
+  input: NotifyRequest,
+  recipients: ResolvedRecipient[],
+  attempt: SendAttempt,
+): Promise<RequestCreated> {
+  const stored = attempt.resumeSendId ? await context.storage.requests.getRequest(attempt.resumeSendId) : null;
+  const request = stored ?? newRequest(context, principal, input, recipients, attempt.resumeSendId);
+  if (!stored) {
+    if (!attempt.resumeSendId) await attempt.onSendId(request.id);
+    await context.storage.requests.createRequest(request, {
+      enqueue: [{ id: timeoutItemId(request.id), kind: 'timeout', requestId: request.id, runAt: request.expiresAt, attempt: 0 }],
+      cancel: [],
+    });
+    context.dueWork.poke();
+  }
+  const failed = await deliverCopies(context, principal.organization, request.id, recipients, (key) =>
+    requestView(request, key),
+  );
+  await refreshIfChanged(context, request);
+  throwIfFailed(failed);
+  return {
+    status: 'ok',
+    request_id: request.id,
+    ...(request.callback ? { callback_secret: request.callback.secret } : {}),
+  };
+}
+
+function newRequest(
+  context: CoreContext,
+  principal: Principal,
+  input: NotifyRequest,
+  recipients: ResolvedRecipient[],
+  id: string | null,
+): InteractiveRequest {
+  const responseRequest = input.response_request;
+  if (!responseRequest) throw new TypeError('an interactive request needs response_request');
+  const now = context.clock.now();
+  return {
+    id: id ?? context.ids.requestId(),
+    organizationId: principal.organization.id,
+    version: 0,
+    status: 'pending',
+    message: input.message,
+    options: responseRequest.options,
+    mode: responseRequest.disable,
+    timeoutMinutes: responseRequest.timeout_minutes,
+    createdAt: now,
+    expiresAt: now + Math.round(responseRequest.timeout_minutes * 60_000),
+    finishedAt: null,
+    externalReferenceId: input.external_reference_id ?? null,
+    sender: { userId: principal.user.id, name: principal.user.name },
+    callback: responseRequest.callback_url
+      ? { url: responseRequest.callback_url, secret: generateCallbackSecret() }
+      : null,
+    recipients: recipients.map(({ key, email }) => ({ key, email, value: null, respondedAt: null, expired: false })),
+  };
+}
+
+/**
+ * A click on a copy delivered early may have changed the request while later copies were still
+ * going out with the first view; bring every copy up to date once.
+ */
+async function refreshIfChanged(context: CoreContext, request: InteractiveRequest): Promise<void> {
+  const latest = await context.storage.requests.getRequest(request.id);
+  if (!latest || latest.version === request.version) return;
+  await updateCopies(
+    context,
+    latest.organizationId,
+    latest.id,
+    latest.recipients.map((r) => r.key),
+    (key) => requestView(latest, key),
+  );
+}
+
+function throwIfFailed(failed: readonly ResolvedRecipient[]): void {
+  if (failed.length === 0) return;
+  throw new NotifyError(
+    'delivery_failed',
+    `Delivery failed for: ${failed.map((recipient) => recipient.email).join(', ')}`,
+  );
+}
