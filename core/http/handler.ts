@@ -16,8 +16,11 @@ export interface IncomingHttpRequest {
   clientAddress: string;
 }
 
-/** The framework-neutral handler that every host wraps. It never throws. */
-export type HttpHandler = (request: IncomingHttpRequest) => Promise<HttpResponse>;
+/**
+ * The framework-neutral handler that every host wraps. It never throws. It answers null, without
+ * touching the body, for a path it does not serve, so that an embedding application can go on.
+ */
+export type HttpHandler = (request: IncomingHttpRequest) => Promise<HttpResponse | null>;
 
 function flattenHeaders(headers: IncomingHttpRequest['headers']): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
@@ -32,17 +35,15 @@ export function createHttpHandler(routes: readonly Route[], logger: Logger): Htt
   const route = createRouter(routes);
   return async (incoming) => {
     try {
-      const headers = flattenHeaders(incoming.headers);
       const url = new URL(incoming.url, 'http://mount.invalid');
+      const method = incoming.method.toUpperCase();
+      const match = route(method, url.pathname);
+      if (!match) return null;
+      if ('refusal' in match) return match.refusal;
+      const headers = flattenHeaders(incoming.headers);
       const body = await readBody(incoming.body, headers['content-length']);
-      return await route({
-        method: incoming.method.toUpperCase(),
-        path: url.pathname,
-        query: url.searchParams,
-        headers,
-        body,
-        clientAddress: incoming.clientAddress,
-      });
+      const request = { method, path: url.pathname, query: url.searchParams, headers, body, clientAddress: incoming.clientAddress };
+      return await match.route.handle(request, match.params);
     } catch (error) {
       return toErrorResponse(error, logger);
     }

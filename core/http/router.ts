@@ -1,5 +1,10 @@
 import { errorResponse } from './responses.js';
-import type { HttpRequest, HttpResponse, Route } from './types.js';
+import type { HttpResponse, Route } from './types.js';
+
+/** A route matched by method and path, or the 405 answer for a path served with other methods. */
+export type RouteMatch =
+  | { route: Route; params: Record<string, string> }
+  | { refusal: HttpResponse };
 
 interface CompiledRoute {
   route: Route;
@@ -24,21 +29,19 @@ function matchSegments(pattern: readonly string[], actual: readonly string[]): R
 
 const split = (path: string) => path.split('/').filter((segment) => segment !== '');
 
-/** Dispatches to the route whose method and path match; 404 and 405 in the error shape otherwise. */
-export function createRouter(routes: readonly Route[]): (request: HttpRequest) => Promise<HttpResponse> {
+/** Finds the route for a method and path; null when no route has that path (the host passes it on). */
+export function createRouter(routes: readonly Route[]): (method: string, path: string) => RouteMatch | null {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: split(route.path) }));
-  return async (request) => {
-    const segments = split(request.path);
+  return (method, path) => {
+    const segments = split(path);
     const matching = compiled.flatMap((entry) => {
       const params = matchSegments(entry.segments, segments);
       return params ? [{ route: entry.route, params }] : [];
     });
-    if (matching.length === 0) return errorResponse(404, `No endpoint at ${request.path}`);
-    const hit = matching.find((entry) => entry.route.method === request.method);
-    if (!hit) {
-      const allowed = [...new Set(matching.map((entry) => entry.route.method))].join(', ');
-      return errorResponse(405, `Method ${request.method} is not allowed here; use ${allowed}`, { allow: allowed });
-    }
-    return hit.route.handle(request, hit.params);
+    if (matching.length === 0) return null;
+    const hit = matching.find((entry) => entry.route.method === method);
+    if (hit) return hit;
+    const allowed = [...new Set(matching.map((entry) => entry.route.method))].join(', ');
+    return { refusal: errorResponse(405, `Method ${method} is not allowed here; use ${allowed}`, { allow: allowed }) };
   };
 }
