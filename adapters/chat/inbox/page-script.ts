@@ -1,0 +1,190 @@
+/**
+ * The page's script. Message `html` is rendered safe by the server and is the only value inserted
+ * as HTML; every other value (names, addresses, button labels, footers) goes in through
+ * `textContent` or a property, so it can never become markup.
+ */
+export const pageScript = String.raw`
+(() => {
+  'use strict';
+  // The page is at <mount>/inbox, so the API is under it whatever the mount prefix is.
+  const api = location.pathname.replace(/\/+$/, '') + '/api/';
+  const select = document.getElementById('user');
+  const feed = document.getElementById('feed');
+  const statusLine = document.getElementById('status');
+  let usersKey = '';
+  let messagesKey = '';
+  let shownEmail = '';
+  let shownCount = 0;
+  let clicking = false;
+  let statusTimer = 0;
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // A lost connection stays on screen until it comes back; other notices fade.
+  function showStatus(text, isError, persistent) {
+    clearTimeout(statusTimer);
+    statusLine.textContent = text;
+    statusLine.classList.toggle('error', Boolean(isError));
+    if (!persistent) {
+      statusTimer = setTimeout(() => {
+        statusLine.textContent = '';
+      }, isError ? 6000 : 3000);
+    }
+  }
+
+  async function request(path, init) {
+    const response = await fetch(api + path, Object.assign({ cache: 'no-store' }, init));
+    const body = await response.json().catch(() => null);
+    if (!response.ok) {
+      throw new Error(body && typeof body.details === 'string' ? body.details : 'HTTP ' + response.status);
+    }
+    return body;
+  }
+
+  function wantedUser() {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return '';
+    }
+  }
+
+  async function loadUsers() {
+    const users = await request('users');
+    const key = JSON.stringify(users);
+    if (key === usersKey) return;
+    usersKey = key;
+    const wanted = select.value || wantedUser();
+    const prompt = el('option', '', users.length > 0 ? 'Choose a user…' : 'No users yet');
+    prompt.value = '';
+    select.replaceChildren(prompt);
+    for (const user of users) {
+      const option = el('option', '', user.name + ' <' + user.email + '>');
+      option.value = user.email;
+      select.append(option);
+    }
+    if (users.some((user) => user.email === wanted)) select.value = wanted;
+  }
+
+  function renderButtons(message) {
+    const actions = el('div', 'actions');
+    for (const button of message.buttons) {
+      const node = el('button', button.value === message.selected ? 'selected' : '', button.text);
+      node.type = 'button';
+      node.setAttribute('aria-pressed', String(button.value === message.selected));
+      node.addEventListener('click', () => sendClick(message, button, actions));
+      actions.append(node);
+    }
+    return actions;
+  }
+
+  function badgeText(message, open) {
+    if (message.kind !== 'interactive') return 'notification';
+    if (open) return 'asks for an answer';
+    return message.selected === null ? 'closed' : 'answered';
+  }
+
+  function renderMessage(message) {
+    const card = el('article', 'msg');
+    card.dataset.id = message.id;
+    const avatar = el('div', 'avatar', 'N');
+    avatar.setAttribute('aria-hidden', 'true');
+    const bubble = el('div', 'bubble');
+    const open = message.buttons.length > 0 && message.buttons.every((button) => !button.disabled);
+    const meta = el('div', 'meta');
+    meta.append(el('span', 'sender', 'Notifier'), el('span', 'badge ' + message.kind, badgeText(message, open)));
+    const content = el('div', 'content');
+    // The only HTML insertion: the server renders it from markdown and escapes everything else.
+    content.innerHTML = message.html;
+    bubble.append(meta, content);
+    if (open) bubble.append(renderButtons(message));
+    if (message.selected !== null) {
+      // A view may drop the buttons once answered; the value still says what was chosen.
+      const chosen = message.buttons.find((button) => button.value === message.selected);
+      const choice = el('p', 'choice', open ? 'Your answer (you can still change it): ' : 'Your answer: ');
+      choice.append(el('strong', '', chosen ? chosen.text : message.selected));
+      bubble.append(choice);
+    }
+    if (message.footer) bubble.append(el('p', 'footer', message.footer));
+    card.append(avatar, bubble);
+    return card;
+  }
+
+  function showEmpty(text) {
+    feed.replaceChildren(el('p', 'empty', text));
+  }
+
+  async function loadMessages() {
+    const email = select.value;
+    if (!email) {
+      messagesKey = '';
+      showEmpty('Pick a user to see their messages.');
+      return;
+    }
+    const messages = await request('messages?email=' + encodeURIComponent(email));
+    // The user may have picked someone else while this answer was on its way.
+    if (select.value !== email || clicking) return;
+    const key = email + '\n' + JSON.stringify(messages);
+    if (key === messagesKey) return;
+    // Like a chat client: jump to the newest message when it arrives or when another user is picked.
+    const grew = email !== shownEmail || messages.length > shownCount;
+    messagesKey = key;
+    shownEmail = email;
+    shownCount = messages.length;
+    if (messages.length === 0) showEmpty('No messages for ' + email + ' yet.');
+    else feed.replaceChildren(...messages.map(renderMessage));
+    if (grew) window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  async function sendClick(message, button, actions) {
+    clicking = true;
+    for (const node of actions.querySelectorAll('button')) node.disabled = true;
+    try {
+      await request('messages/' + encodeURIComponent(message.id) + '/click', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: button.value }),
+      });
+      showStatus('Answer sent: ' + button.text, false);
+    } catch (error) {
+      showStatus('Could not send the answer: ' + error.message, true);
+    } finally {
+      clicking = false;
+      messagesKey = '';
+    }
+    await refresh();
+  }
+
+  async function refresh() {
+    try {
+      await loadUsers();
+      await loadMessages();
+      if (statusLine.dataset.offline) {
+        delete statusLine.dataset.offline;
+        showStatus('Connected again', false);
+      }
+    } catch (error) {
+      statusLine.dataset.offline = 'true';
+      showStatus('Cannot reach the inbox: ' + error.message, true, true);
+    }
+  }
+
+  select.addEventListener('change', () => {
+    const target = select.value ? '#' + encodeURIComponent(select.value) : location.pathname + location.search;
+    history.replaceState(null, '', target);
+    messagesKey = '';
+    refresh();
+  });
+
+  async function poll() {
+    await refresh();
+    setTimeout(poll, 2000);
+  }
+  poll();
+})();
+`;

@@ -1,0 +1,16 @@
+import type { HttpRequest, HttpResponse } from '../../../core/http/types.js';
+import type { ChatSink } from '../../../core/ports/chat-transport.js';
+import type { InboxStore } from '../../../core/ports/inbox-store.js';
+
+/** What an inbox route handler works with once the notifier has connected the transport. */
+export interface ConnectedContext {
+  store: InboxStore;
+  sink: ChatSink;
+}
+
+/** A route handler that runs only once a sink is connected. */
+export type ConnectedHandler = (
+  context: ConnectedContext,
+  request: HttpRequest,
+  params: Readonly<Record<string, string>>,
+) => Promise<HttpResponse>;

@@ -1,0 +1,49 @@
+import type { Clock } from '../../../core/ports/clock.js';
+import { systemClock } from '../../../core/ports/clock.js';
+import type { StoragePorts } from '../../../core/ports/storage.js';
+import { memoryDeliveryStore } from './memory-delivery-store.js';
+import { memoryDirectoryStore } from './memory-directory-store.js';
+import { memoryDueWorkStore } from './memory-due-work-store.js';
+import { memoryIdempotencyStore } from './memory-idempotency-store.js';
+import { memoryInboxStore } from './memory-inbox-store.js';
+import { memoryRateLimitStore } from './memory-rate-limit-store.js';
+import { memoryRequestStore } from './memory-request-store.js';
+
+export type { MemoryDueWorkStore } from './memory-due-work-store.js';
+export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
+export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
+export type { MemoryRequestStoreOptions } from './memory-request-store.js';
+export {
+  memoryDeliveryStore,
+  memoryDirectoryStore,
+  memoryDueWorkStore,
+  memoryIdempotencyStore,
+  memoryInboxStore,
+  memoryRateLimitStore,
+  memoryRequestStore,
+};
+
+/** Options of {@link memoryStorage}. */
+export interface MemoryStorageOptions {
+  /** Decides rate-limit refills and idempotency expiry. Defaults to the wall clock. */
+  clock?: Clock;
+}
+
+/**
+ * Every storage port in this process's memory: for tests, development and single-instance
+ * deployments. Nothing survives a restart and nothing is shared between processes. Stores copy what
+ * they take and what they return, so callers can never change stored state by mutating an object.
+ */
+export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts {
+  const clock = options.clock ?? systemClock;
+  const dueWork = memoryDueWorkStore();
+  return {
+    directory: memoryDirectoryStore(),
+    requests: memoryRequestStore({ dueWork }),
+    deliveries: memoryDeliveryStore(),
+    idempotency: memoryIdempotencyStore({ clock }),
+    rateLimits: memoryRateLimitStore({ clock }),
+    dueWork,
+    inbox: memoryInboxStore(),
+  };
+}

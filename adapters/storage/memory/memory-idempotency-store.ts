@@ -1,0 +1,93 @@
+import type { Clock } from '../../../core/ports/clock.js';
+import type {
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredResponse,
+} from '../../../core/ports/idempotency-store.js';
+import { createLazySweep } from './lazy-sweep.js';
+
+/** Options of {@link memoryIdempotencyStore}. */
+export interface MemoryIdempotencyStoreOptions {
+  /** Decides when records expire, as a server's clock would for Redis or MongoDB. */
+  clock: Clock;
+}
+
+/** What every record carries, whatever its state. */
+interface RecordBase {
+  fingerprint: string;
+  /** Id the attempt created, kept across takeovers so a resumed attempt reuses it. */
+  sendId: string | null;
+  /** Store-clock milliseconds; fixed at creation, so a takeover does not extend the 24 hours. */
+  expiresAt: number;
+}
+
+/** An idempotency record: running under a lease, failed (resumable) or completed (replayable). */
+type IdempotencyRecord = RecordBase &
+  (
+    | { state: 'running'; leaseUntil: number }
+    | { state: 'failed' }
+    | { state: 'completed'; response: StoredResponse }
+  );
+
+const scopeKey = (scope: IdempotencyScope): string => JSON.stringify([scope.organizationId, scope.key]);
+
+/**
+ * Idempotency records in a map. Leases are judged by the caller's `timing.now`, expiry by the store's
+ * clock; expired records are dropped when read and swept lazily when the map grows.
+ */
+export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions): IdempotencyStore {
+  const records = new Map<string, IdempotencyRecord>();
+  const sweep = createLazySweep(records, (record: IdempotencyRecord, now) => record.expiresAt <= now);
+
+  /** The record of a key unless it has expired, in which case it is dropped. */
+  const live = (key: string): IdempotencyRecord | undefined => {
+    const record = records.get(key);
+    if (record === undefined || record.expiresAt > clock.now()) return record;
+    records.delete(key);
+    return undefined;
+  };
+
+  return {
+    async acquire(scope, fingerprint, { now, leaseMs, ttlMs }) {
+      const key = scopeKey(scope);
+      const record = live(key);
+      if (record === undefined) {
+        const created = clock.now();
+        records.set(key, {
+          fingerprint,
+          sendId: null,
+          expiresAt: created + ttlMs,
+          state: 'running',
+          leaseUntil: now + leaseMs,
+        });
+        sweep(created);
+        return { outcome: 'acquired', sendId: null };
+      }
+      if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+      if (record.state === 'completed') return { outcome: 'completed', response: { ...record.response } };
+      if (record.state === 'running' && record.leaseUntil > now) return { outcome: 'busy' };
+      const { fingerprint: fp, sendId, expiresAt } = record;
+      records.set(key, { fingerprint: fp, sendId, expiresAt, state: 'running', leaseUntil: now + leaseMs });
+      return { outcome: 'acquired', sendId };
+    },
+    async setSendId(scope, sendId) {
+      const record = live(scopeKey(scope));
+      if (record !== undefined && record.state !== 'completed') record.sendId = sendId;
+    },
+    async complete(scope, response) {
+      const key = scopeKey(scope);
+      const record = live(key);
+      // The first completed answer is the one replayed; a late duplicate completion changes nothing.
+      if (record === undefined || record.state === 'completed') return;
+      const { fingerprint, sendId, expiresAt } = record;
+      records.set(key, { fingerprint, sendId, expiresAt, state: 'completed', response: { ...response } });
+    },
+    async fail(scope) {
+      const key = scopeKey(scope);
+      const record = live(key);
+      if (record?.state !== 'running') return;
+      const { fingerprint, sendId, expiresAt } = record;
+      records.set(key, { fingerprint, sendId, expiresAt, state: 'failed' });
+    },
+  } satisfies IdempotencyStore;
+}

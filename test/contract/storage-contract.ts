@@ -1,0 +1,821 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord, Organization, User } from '../../core/domain/directory.js';
+import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
+import { timeoutItemId } from '../../core/domain/due-work.js';
+import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
+import type { DeliveryRecord } from '../../core/ports/delivery-store.js';
+import type { IdempotencyScope, IdempotencyTiming } from '../../core/ports/idempotency-store.js';
+import type { InboxMessage } from '../../core/ports/inbox-store.js';
+import type { BucketSpec } from '../../core/ports/rate-limit-store.js';
+import type { DueWorkChanges } from '../../core/ports/request-store.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+
+/** What an adapter hands the contract suite for one test. */
+export interface StorageContractHarness {
+  /** Fresh, empty storage: nothing another test wrote may be visible (use a unique key prefix or database). */
+  storage: StoragePorts;
+  /**
+   * Advances the clock the store itself reads (rate-limit refill, idempotency expiry). Omit it when
+   * that clock is a server's; the suite then waits in real time, briefly.
+   */
+  clock?: { advance(ms: number): void };
+  /** Releases what the setup took (drops keys, closes clients). */
+  teardown(): Promise<void>;
+}
+
+/** Builds the storage of one test; called before each test, and its teardown after. */
+export type StorageContractSetup = () => Promise<StorageContractHarness>;
+
+/** A fixed instant for every time the caller passes in (due work, leases). */
+const t0 = Date.UTC(2030, 0, 1);
+const hour = 3_600_000;
+const noDue: DueWorkChanges = { enqueue: [], cancel: [] };
+
+const uid = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '')}`;
+const byId = <T extends { id: string }>(items: T[]): T[] =>
+  [...items].sort((a, b) => a.id.localeCompare(b.id));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const organization = (overrides: Partial<Organization> = {}): Organization => ({
+  id: uid('org'),
+  name: 'Acme',
+  ...overrides,
+});
+
+const user = (organizationId: string, overrides: Partial<User> = {}): User => ({
+  id: uid('usr'),
+  organizationId,
+  email: `${uid('u')}@example.test`,
+  name: 'Ada',
+  role: 'member',
+  chatLinks: [{ platform: 'slack', installationId: 'T1', userRef: 'U1' }],
+  ...overrides,
+});
+
+const apiKey = (
+  organizationId: string,
+  userId: string,
+  overrides: Partial<ApiKeyRecord> = {},
+): ApiKeyRecord => ({
+  id: uid('key'),
+  organizationId,
+  userId,
+  label: 'ci',
+  prefix: 'cn_abcd',
+  digest: randomUUID().replaceAll('-', '').repeat(2),
+  createdAt: t0,
+  lastUsedAt: null,
+  revokedAt: null,
+  ...overrides,
+});
+
+const interactiveRequest = (overrides: Partial<InteractiveRequest> = {}): InteractiveRequest => ({
+  id: uid('req'),
+  organizationId: 'org_1',
+  version: 0,
+  status: 'pending',
+  message: 'Deploy to production?',
+  options: [
+    { text: 'Yes', value: 'yes' },
+    { text: 'No', value: 'no' },
+  ],
+  mode: 'onUserAction',
+  timeoutMinutes: 60,
+  createdAt: t0,
+  expiresAt: t0 + hour,
+  finishedAt: null,
+  externalReferenceId: null,
+  sender: { userId: 'usr_1', name: 'Ada' },
+  callback: null,
+  recipients: [
+    { email: 'Bob@Example.test', key: 'bob@example.test', value: null, respondedAt: null, expired: false },
+  ],
+  ...overrides,
+});
+
+const dueItem = (overrides: Partial<DueItem> = {}): DueItem => ({
+  id: uid('due'),
+  kind: 'timeout',
+  requestId: uid('req'),
+  runAt: t0,
+  attempt: 0,
+  ...overrides,
+});
+
+const delivery = (sendId: string, recipient: string, platform: string, ts: string): DeliveryRecord => ({
+  sendId,
+  recipient,
+  platform,
+  ref: { channel: 'C1', ts },
+  deliveredAt: t0,
+});
+
+const inboxMessage = (recipient: string, overrides: Partial<InboxMessage> = {}): InboxMessage => ({
+  id: uid('msg'),
+  recipient,
+  organizationId: 'org_1',
+  kind: 'interactive',
+  requestId: uid('req'),
+  text: '**Deploy?**',
+  buttons: [
+    { text: 'Yes', value: 'yes' },
+    { text: 'No', value: 'no' },
+  ],
+  buttonsEnabled: true,
+  footer: 'Valid for 1 hour',
+  selected: null,
+  deliveredAt: t0,
+  ...overrides,
+});
+
+/**
+ * The behaviour every storage adapter must share, one `describe` per port. Nothing here relies on
+ * an adapter's internals: times the caller passes are fixed, and the store's own clock is advanced
+ * through the harness, or really waited for when the harness has no clock.
+ */
+export function describeStorageContract(name: string, setup: StorageContractSetup): void {
+  describe(`storage contract: ${name}`, () => {
+    let harness: StorageContractHarness;
+    let storage: StoragePorts;
+
+    beforeEach(async () => {
+      harness = await setup();
+      storage = harness.storage;
+    });
+
+    afterEach(async () => {
+      await harness.teardown();
+    });
+
+    /** Lets `ms` pass on the store's own clock. */
+    const elapse = async (ms: number): Promise<void> => {
+      if (harness.clock === undefined) await sleep(ms);
+      else harness.clock.advance(ms);
+    };
+
+    describe('DirectoryStore', () => {
+      it('saves, replaces and reads organizations', async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        await storage.directory.saveOrganization(org);
+        expect(await storage.directory.getOrganization(org.id)).toEqual(org);
+        await storage.directory.saveOrganization({ ...org, name: 'Acme Corp' });
+        expect(await storage.directory.getOrganization(org.id)).toEqual({ ...org, name: 'Acme Corp' });
+        expect(await storage.directory.getOrganization(uid('org'))).toBeNull();
+      });
+
+      it('saves a user and reads it back by id', async () => {
+        const ada = user('org_1');
+        expect(await storage.directory.saveUser(ada)).toEqual(ada);
+        expect(await storage.directory.getUser(ada.id)).toEqual(ada);
+        expect(await storage.directory.getUser(uid('usr'))).toBeNull();
+      });
+
+      it('upserts users by organization and normalized email, keeping the first id', async () => {
+        const first = user('org_1', { email: 'Ada@Example.test' });
+        await storage.directory.saveUser(first);
+        const again = user('org_1', { email: '  ada@EXAMPLE.test ', name: 'Ada L.', role: 'admin' });
+        const stored = await storage.directory.saveUser(again);
+        expect(stored).toEqual({ ...again, id: first.id });
+        expect(await storage.directory.getUser(first.id)).toEqual(stored);
+        expect(await storage.directory.getUser(again.id)).toBeNull();
+        expect(await storage.directory.listUsers('org_1')).toEqual([stored]);
+        expect(await storage.directory.saveUser(again)).toEqual(stored);
+        expect(await storage.directory.listUsers('org_1')).toHaveLength(1);
+      });
+
+      it('keeps users of different organizations apart even with the same email', async () => {
+        const a = await storage.directory.saveUser(user('org_a', { email: 'same@example.test' }));
+        const b = await storage.directory.saveUser(user('org_b', { email: 'same@example.test' }));
+        expect(a.id).not.toBe(b.id);
+        expect(await storage.directory.listUsers('org_a')).toEqual([a]);
+        expect(byId(await storage.directory.listUsers())).toEqual(expect.arrayContaining(byId([a, b])));
+      });
+
+      it('stops finding a user under an email it no longer has', async () => {
+        const ada = await storage.directory.saveUser(user('org_1', { email: 'old@example.test' }));
+        await storage.directory.saveUser({ ...ada, email: 'new@example.test' });
+        expect(await storage.directory.findUsersByEmail('org_1', ['old@example.test'])).toEqual([]);
+        expect(await storage.directory.findUsersByEmail('org_1', ['new@example.test'])).toEqual([
+          { ...ada, email: 'new@example.test' },
+        ]);
+      });
+
+      it('finds users by normalized email within one organization only', async () => {
+        const ada = await storage.directory.saveUser(user('org_1', { email: 'Ada@Example.test' }));
+        const bob = await storage.directory.saveUser(user('org_1', { email: 'bob@example.test' }));
+        await storage.directory.saveUser(user('org_2', { email: 'carol@example.test' }));
+        const found = await storage.directory.findUsersByEmail('org_1', [
+          'ada@example.test',
+          'bob@example.test',
+          'carol@example.test',
+          'nobody@example.test',
+        ]);
+        expect(byId(found)).toEqual(byId([ada, bob]));
+        expect(await storage.directory.findUsersByEmail('org_1', [])).toEqual([]);
+        expect(await storage.directory.findUsersByEmail('org_2', ['ada@example.test'])).toEqual([]);
+      });
+
+      it('lists the users of one organization or of all', async () => {
+        const a1 = await storage.directory.saveUser(user('org_a'));
+        const a2 = await storage.directory.saveUser(user('org_a'));
+        const b1 = await storage.directory.saveUser(user('org_b'));
+        expect(byId(await storage.directory.listUsers('org_a'))).toEqual(byId([a1, a2]));
+        expect(await storage.directory.listUsers('org_none')).toEqual([]);
+        expect(byId(await storage.directory.listUsers())).toEqual(expect.arrayContaining(byId([a1, a2, b1])));
+      });
+
+      it('finds the principal of a key digest with its owner and organization', async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        expect(await storage.directory.findPrincipalByDigest(key.digest)).toEqual({
+          apiKey: key,
+          user: owner,
+          organization: org,
+        });
+        expect(await storage.directory.findPrincipalByDigest('0'.repeat(64))).toBeNull();
+      });
+
+      it('saves a key digest once: a second save of the same digest changes nothing', async () => {
+        const owner = await storage.directory.saveUser(user('org_1'));
+        const key = apiKey('org_1', owner.id);
+        await storage.directory.saveApiKey(key);
+        await storage.directory.saveApiKey({ ...key, id: uid('key'), label: 'other' });
+        await storage.directory.saveApiKey(key);
+        expect(await storage.directory.listApiKeys({ organizationId: 'org_1' })).toEqual([key]);
+      });
+
+      it('touches a key', async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        await storage.directory.touchApiKey(key.id, t0 + 60_000);
+        const principal = await storage.directory.findPrincipalByDigest(key.digest);
+        expect(principal?.apiKey.lastUsedAt).toBe(t0 + 60_000);
+        await expect(storage.directory.touchApiKey(uid('key'), t0)).resolves.toBeUndefined();
+      });
+
+      it('revokes a key idempotently and still returns it by digest', async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        expect(await storage.directory.revokeApiKey(key.id, t0 + 1000)).toBe(true);
+        expect(await storage.directory.revokeApiKey(key.id, t0 + 5000)).toBe(true);
+        const principal = await storage.directory.findPrincipalByDigest(key.digest);
+        expect(principal?.apiKey).toEqual({ ...key, revokedAt: t0 + 1000 });
+        expect(await storage.directory.revokeApiKey(uid('key'), t0)).toBe(false);
+      });
+
+      it('lists keys newest first, filtered by organization and owner', async () => {
+        const ada = await storage.directory.saveUser(user('org_1'));
+        const bob = await storage.directory.saveUser(user('org_1'));
+        const old = apiKey('org_1', ada.id, { createdAt: t0 });
+        const newest = apiKey('org_1', bob.id, { createdAt: t0 + 2000 });
+        const middle = apiKey('org_1', ada.id, { createdAt: t0 + 1000 });
+        const foreign = apiKey('org_2', ada.id, { createdAt: t0 + 3000 });
+        for (const key of [old, newest, middle, foreign]) await storage.directory.saveApiKey(key);
+        await storage.directory.revokeApiKey(middle.id, t0 + 1500);
+        const revokedMiddle = { ...middle, revokedAt: t0 + 1500 };
+        expect(await storage.directory.listApiKeys({ organizationId: 'org_1' })).toEqual([
+          newest,
+          revokedMiddle,
+          old,
+        ]);
+        expect(await storage.directory.listApiKeys({ organizationId: 'org_1', userId: ada.id })).toEqual([
+          revokedMiddle,
+          old,
+        ]);
+        expect(await storage.directory.listApiKeys({ organizationId: 'org_3' })).toEqual([]);
+      });
+
+      it('returns copies that callers cannot use to change stored state', async () => {
+        const ada = await storage.directory.saveUser(user('org_1'));
+        ada.name = 'Mallory';
+        ada.chatLinks.push({ platform: 'teams', installationId: 'X', userRef: 'Y' });
+        const stored = await storage.directory.getUser(ada.id);
+        expect(stored?.name).toBe('Ada');
+        expect(stored?.chatLinks).toHaveLength(1);
+      });
+    });
+
+    describe('RequestStore', () => {
+      const timeoutOf = (request: InteractiveRequest): DueItem =>
+        dueItem({ id: timeoutItemId(request.id), requestId: request.id, runAt: request.expiresAt });
+
+      /** Every due item, however far in the future, without leaving any claimed for long. */
+      const allDue = async (): Promise<ClaimedDueItem[]> => {
+        const claimed = await storage.dueWork.claim(t0 + 1000 * hour, 10_000, 1);
+        return byId(claimed);
+      };
+
+      it('creates a request and reads it back', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        expect(await storage.requests.getRequest(request.id)).toEqual(request);
+        expect(await storage.requests.getRequest(uid('req'))).toBeNull();
+      });
+
+      it('schedules the due work of a create in the same step', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });
+        expect(await storage.dueWork.nextRunAt()).toBe(request.expiresAt);
+        const claimed = await storage.dueWork.claim(request.expiresAt, 10, 1000);
+        expect(claimed.map((c) => c.id)).toEqual([timeoutItemId(request.id)]);
+      });
+
+      it('refuses a second create with the same id, applying none of its due work', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        const stray = dueItem();
+        await expect(
+          storage.requests.createRequest({ ...request, message: 'other' }, { enqueue: [stray], cancel: [] }),
+        ).rejects.toThrow();
+        expect(await storage.requests.getRequest(request.id)).toEqual(request);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+
+      it('updates when the expected version is current, applying the due changes', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });
+        const next: InteractiveRequest = { ...request, version: 1, status: 'finished', finishedAt: t0 + 5 };
+        const callback = dueItem({ id: `callback:${request.id}`, kind: 'callback', requestId: request.id });
+        const changes = { enqueue: [callback], cancel: [timeoutItemId(request.id)] };
+        expect(await storage.requests.updateRequest(next, 0, changes)).toBe(true);
+        expect(await storage.requests.getRequest(request.id)).toEqual(next);
+        expect((await allDue()).map((c) => c.id)).toEqual([callback.id]);
+      });
+
+      it('changes nothing, due work included, when the expected version is stale', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });
+        const first = { ...request, version: 1, message: 'first' };
+        expect(await storage.requests.updateRequest(first, 0, noDue)).toBe(true);
+        const late = { ...request, version: 1, message: 'late' };
+        const changes = { enqueue: [dueItem()], cancel: [timeoutItemId(request.id)] };
+        expect(await storage.requests.updateRequest(late, 0, changes)).toBe(false);
+        expect(await storage.requests.getRequest(request.id)).toEqual(first);
+        expect((await allDue()).map((c) => c.id)).toEqual([timeoutItemId(request.id)]);
+      });
+
+      it('answers false for an unknown request', async () => {
+        const ghost = interactiveRequest({ version: 1 });
+        expect(await storage.requests.updateRequest(ghost, 0, { enqueue: [dueItem()], cancel: [] })).toBe(
+          false,
+        );
+        expect(await storage.requests.getRequest(ghost.id)).toBeNull();
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+
+      it('lets exactly one of 50 concurrent writers at the same version win, with only its due changes', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });
+        const writers = Array.from({ length: 50 }, (_, i) =>
+          storage.requests.updateRequest({ ...request, version: 1, message: `writer ${i}` }, 0, {
+            enqueue: [dueItem({ id: `writer-${i}`, requestId: request.id })],
+            cancel: [timeoutItemId(request.id)],
+          }),
+        );
+        const results = await Promise.all(writers);
+        const winners = results.flatMap((won, i) => (won ? [i] : []));
+        expect(winners).toHaveLength(1);
+        const stored = await storage.requests.getRequest(request.id);
+        expect(stored).toEqual({ ...request, version: 1, message: `writer ${winners[0]}` });
+        expect((await allDue()).map((c) => c.id)).toEqual([`writer-${winners[0]}`]);
+      });
+
+      it('stores copies: neither the written nor the read object can change stored state', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        const expected = structuredClone(request);
+        request.recipients[0]!.value = 'yes';
+        const read = await storage.requests.getRequest(request.id);
+        expect(read).toEqual(expected);
+        read!.options.pop();
+        expect(await storage.requests.getRequest(request.id)).toEqual(expected);
+      });
+    });
+
+    describe('DeliveryStore', () => {
+      it('lists the copies of a send in the order they were recorded', async () => {
+        const sendId = uid('notif');
+        const copies = [
+          delivery(sendId, 'b@example.test', 'slack', '1'),
+          delivery(sendId, 'a@example.test', 'slack', '2'),
+          delivery(sendId, 'a@example.test', 'teams', '3'),
+        ];
+        for (const copy of copies) await storage.deliveries.addDelivery(copy);
+        await storage.deliveries.addDelivery(delivery(uid('notif'), 'a@example.test', 'slack', '9'));
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual(copies);
+        expect(await storage.deliveries.listDeliveries(uid('notif'))).toEqual([]);
+      });
+
+      it('replaces a copy recorded again for the same send, recipient and platform, keeping its place', async () => {
+        const sendId = uid('req');
+        const first = delivery(sendId, 'a@example.test', 'slack', '1');
+        const second = delivery(sendId, 'b@example.test', 'slack', '2');
+        await storage.deliveries.addDelivery(first);
+        await storage.deliveries.addDelivery(second);
+        const replaced = { ...first, ref: { channel: 'C2', ts: '7' }, deliveredAt: t0 + 10 };
+        await storage.deliveries.addDelivery(replaced);
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual([replaced, second]);
+      });
+    });
+
+    describe('IdempotencyStore', () => {
+      const timing: IdempotencyTiming = { now: t0, leaseMs: 30_000, ttlMs: 24 * hour };
+      const scope = (): IdempotencyScope => ({ organizationId: uid('org'), key: uid('idem') });
+
+      it('acquires a new key, then answers busy to a repeat while the lease lives', async () => {
+        const s = scope();
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: null,
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 29_000 })).toEqual({
+          outcome: 'busy',
+        });
+      });
+
+      it('answers mismatch to the same key with another fingerprint, running or completed', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', timing);
+        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
+        await storage.idempotency.complete(s, { status: 200, body: '{}' });
+        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
+      });
+
+      it('replays the completed response exactly', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', timing);
+        const response = {
+          status: 200,
+          body: '{"status":"ok", "notification_id":"notif_x","note":"é ✓\\n"}',
+        };
+        await storage.idempotency.complete(s, response);
+        const later = { ...timing, now: t0 + hour };
+        expect(await storage.idempotency.acquire(s, 'fp1', later)).toEqual({
+          outcome: 'completed',
+          response,
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', later)).toEqual({
+          outcome: 'completed',
+          response,
+        });
+      });
+
+      it('resumes a failed attempt with its send id, then holds the key again', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', timing);
+        await storage.idempotency.setSendId(s, 'notif_first');
+        await storage.idempotency.fail(s);
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_first',
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({ outcome: 'busy' });
+        await storage.idempotency.fail(s);
+        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_first',
+        });
+      });
+
+      it('resumes a failed attempt that never created a send with a null send id', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', timing);
+        await storage.idempotency.fail(s);
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: null,
+        });
+      });
+
+      it('lets a repeat take over a running attempt whose lease has ended', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', { ...timing, leaseMs: 1000 });
+        await storage.idempotency.setSendId(s, 'req_crashed');
+        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 500 })).toEqual({
+          outcome: 'busy',
+        });
+        const takeover = { ...timing, now: t0 + 1500, leaseMs: 1000 };
+        expect(await storage.idempotency.acquire(s, 'fp1', takeover)).toEqual({
+          outcome: 'acquired',
+          sendId: 'req_crashed',
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 2000 })).toEqual({
+          outcome: 'busy',
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 2600 })).toEqual({
+          outcome: 'acquired',
+          sendId: 'req_crashed',
+        });
+      });
+
+      it('forgets a record once its ttl has passed', async () => {
+        const completed = scope();
+        const running = scope();
+        const short = { ...timing, ttlMs: 200 };
+        await storage.idempotency.acquire(completed, 'fp1', short);
+        await storage.idempotency.complete(completed, { status: 200, body: '{}' });
+        await storage.idempotency.acquire(running, 'fp1', short);
+        await storage.idempotency.setSendId(running, 'notif_old');
+        expect((await storage.idempotency.acquire(completed, 'fp1', short)).outcome).toBe('completed');
+        await elapse(400);
+        const later = { ...short, now: t0 + 400 };
+        expect(await storage.idempotency.acquire(completed, 'fp2', later)).toEqual({
+          outcome: 'acquired',
+          sendId: null,
+        });
+        expect(await storage.idempotency.acquire(running, 'fp1', later)).toEqual({
+          outcome: 'acquired',
+          sendId: null,
+        });
+      });
+
+      it('keeps scopes apart: the same key in two organizations, two keys in one', async () => {
+        const a: IdempotencyScope = { organizationId: uid('org'), key: 'k' };
+        const b: IdempotencyScope = { organizationId: uid('org'), key: 'k' };
+        const c: IdempotencyScope = { organizationId: a.organizationId, key: 'k2' };
+        for (const s of [a, b, c]) {
+          expect(await storage.idempotency.acquire(s, 'fp', timing)).toEqual({
+            outcome: 'acquired',
+            sendId: null,
+          });
+        }
+      });
+
+      it('ignores setSendId, complete and fail on a key never acquired', async () => {
+        const s = scope();
+        await storage.idempotency.setSendId(s, 'notif_x');
+        await storage.idempotency.complete(s, { status: 200, body: '{}' });
+        await storage.idempotency.fail(s);
+        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: null,
+        });
+      });
+    });
+
+    describe('RateLimitStore', () => {
+      /** A bucket that refills too slowly for real time to matter during a test. */
+      const slow = (capacity: number): BucketSpec => ({ key: uid('rl'), capacity, refillPerSecond: 0.001 });
+
+      it('starts a new bucket full', async () => {
+        const bucket = slow(3);
+        expect(await storage.rateLimits.take([bucket], 3)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 1)).toBe(0);
+      });
+
+      it('takes from every bucket or from none: a refusal by the second costs the first nothing', async () => {
+        const perKey = slow(5);
+        const perOrg = slow(1);
+        expect(await storage.rateLimits.take([perKey, perOrg], 1)).toBeNull();
+        expect(await storage.rateLimits.take([perKey, perOrg], 1)).toBe(1);
+        expect(await storage.rateLimits.take([perKey, perOrg], 1)).toBe(1);
+        expect(await storage.rateLimits.take([perKey], 4)).toBeNull();
+        expect(await storage.rateLimits.take([perKey], 1)).toBe(0);
+      });
+
+      it('takes from every bucket or from none: a refusal by the first costs the second nothing', async () => {
+        const perKey = slow(1);
+        const perOrg = slow(2);
+        expect(await storage.rateLimits.take([perKey], 1)).toBeNull();
+        expect(await storage.rateLimits.take([perKey, perOrg], 1)).toBe(0);
+        expect(await storage.rateLimits.take([perOrg, perKey], 1)).toBe(1);
+        expect(await storage.rateLimits.take([perOrg], 2)).toBeNull();
+      });
+
+      it('answers the first short bucket when several are short', async () => {
+        const a = slow(1);
+        const b = slow(1);
+        await storage.rateLimits.take([a, b], 1);
+        expect(await storage.rateLimits.take([a, b], 1)).toBe(0);
+        expect(await storage.rateLimits.take([b, a], 1)).toBe(0);
+      });
+
+      it('refuses a cost above what is left without taking anything', async () => {
+        const bucket = slow(2);
+        expect(await storage.rateLimits.take([bucket], 3)).toBe(0);
+        expect(await storage.rateLimits.take([bucket], 2)).toBeNull();
+      });
+
+      it('peeks with cost 0: passes while a token is there, takes none', async () => {
+        const bucket = slow(1);
+        expect(await storage.rateLimits.take([bucket], 0)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 0)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 1)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 0)).toBe(0);
+      });
+
+      it('passes with no buckets at all', async () => {
+        expect(await storage.rateLimits.take([], 1)).toBeNull();
+      });
+
+      it('refills over time, never beyond capacity', async () => {
+        const bucket: BucketSpec = { key: uid('rl'), capacity: 2, refillPerSecond: 10 };
+        expect(await storage.rateLimits.take([bucket], 2)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 1)).toBe(0);
+        await elapse(250);
+        expect(await storage.rateLimits.take([bucket], 1)).toBeNull();
+        await elapse(250);
+        expect(await storage.rateLimits.take([bucket], 3)).toBe(0);
+        expect(await storage.rateLimits.take([bucket], 2)).toBeNull();
+      });
+
+      it('keeps buckets of different keys apart', async () => {
+        const a = slow(1);
+        const b = slow(1);
+        await storage.rateLimits.take([a], 1);
+        expect(await storage.rateLimits.take([b], 1)).toBeNull();
+      });
+    });
+
+    describe('DueWorkStore', () => {
+      const lease = 60_000;
+
+      it('claims due items in runAt order, up to the limit, leaving future ones', async () => {
+        const late = dueItem({ runAt: t0 + 20 });
+        const early = dueItem({ runAt: t0 + 10, kind: 'callback', attempt: 2 });
+        const future = dueItem({ runAt: t0 + 1000 });
+        const middle = dueItem({ runAt: t0 + 15 });
+        await storage.dueWork.enqueue([late, early, future, middle]);
+        const first = await storage.dueWork.claim(t0 + 100, 2, lease);
+        expect(first.map(({ leaseToken: _, ...item }) => item)).toEqual([early, middle]);
+        for (const claimed of first) expect(typeof claimed.leaseToken).toBe('string');
+        const rest = await storage.dueWork.claim(t0 + 100, 10, lease);
+        expect(rest.map((c) => c.id)).toEqual([late.id]);
+        expect(await storage.dueWork.claim(t0 + 100, 10, lease)).toEqual([]);
+      });
+
+      it('claims nothing with limit 0', async () => {
+        const item = dueItem();
+        await storage.dueWork.enqueue([item]);
+        expect(await storage.dueWork.claim(t0, 0, lease)).toEqual([]);
+        expect((await storage.dueWork.claim(t0, 1, lease)).map((c) => c.id)).toEqual([item.id]);
+      });
+
+      it('hides a claimed item until its lease ends, then lets another worker claim it', async () => {
+        const item = dueItem();
+        await storage.dueWork.enqueue([item]);
+        const [first] = await storage.dueWork.claim(t0, 10, 1000);
+        expect(first?.id).toBe(item.id);
+        expect(await storage.dueWork.claim(t0 + 999, 10, 1000)).toEqual([]);
+        const [second] = await storage.dueWork.claim(t0 + 1001, 10, 1000);
+        expect(second).toMatchObject({ id: item.id, attempt: 0, runAt: item.runAt });
+        expect(second?.leaseToken).not.toBe(first?.leaseToken);
+      });
+
+      it('ignores complete and reschedule with a lease lost to another worker', async () => {
+        const item = dueItem();
+        await storage.dueWork.enqueue([item]);
+        const [stale] = await storage.dueWork.claim(t0, 10, 1000);
+        const [current] = await storage.dueWork.claim(t0 + 1001, 10, 1000);
+        await storage.dueWork.complete(stale!);
+        await storage.dueWork.reschedule(stale!, t0 + hour);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 2001);
+        const [third] = await storage.dueWork.claim(t0 + 2001, 10, 1000);
+        expect(third).toMatchObject({ id: item.id, attempt: 0 });
+        await storage.dueWork.complete(current!);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 3001);
+        await storage.dueWork.complete(third!);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+
+      it('removes a completed item; completing it again does nothing', async () => {
+        const item = dueItem();
+        await storage.dueWork.enqueue([item]);
+        const [claimed] = await storage.dueWork.claim(t0, 10, 1000);
+        await storage.dueWork.complete(claimed!);
+        await storage.dueWork.complete(claimed!);
+        expect(await storage.dueWork.claim(t0 + hour, 10, 1000)).toEqual([]);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+
+      it('reschedules a claimed item: new runAt, next attempt, lease freed', async () => {
+        const item = dueItem({ kind: 'callback' });
+        await storage.dueWork.enqueue([item]);
+        const [claimed] = await storage.dueWork.claim(t0, 10, lease);
+        await storage.dueWork.reschedule(claimed!, t0 + 10);
+        await storage.dueWork.complete(claimed!);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 10);
+        expect(await storage.dueWork.claim(t0 + 9, 10, lease)).toEqual([]);
+        const [again] = await storage.dueWork.claim(t0 + 10, 10, lease);
+        expect(again).toMatchObject({ ...item, runAt: t0 + 10, attempt: 1 });
+        await storage.dueWork.reschedule(claimed!, t0 + 20);
+        await storage.dueWork.reschedule(again!, t0 + 30);
+        const [third] = await storage.dueWork.claim(t0 + 30, 10, lease);
+        expect(third).toMatchObject({ ...item, runAt: t0 + 30, attempt: 2 });
+      });
+
+      it('replaces an item enqueued again with the same id', async () => {
+        const item = dueItem({ runAt: t0 + 100 });
+        await storage.dueWork.enqueue([item]);
+        await storage.dueWork.enqueue([{ ...item, runAt: t0 + 50 }]);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 50);
+        const claimed = await storage.dueWork.claim(t0 + 100, 10, lease);
+        expect(claimed).toEqual([{ ...item, runAt: t0 + 50, leaseToken: claimed[0]?.leaseToken }]);
+        await storage.dueWork.enqueue([{ ...item, runAt: t0 + 500 }]);
+        expect(await storage.dueWork.claim(t0 + 499, 10, lease)).toEqual([]);
+      });
+
+      it('frees a claimed item that is enqueued again: the old lease token no longer completes it', async () => {
+        const item = dueItem();
+        await storage.dueWork.enqueue([item]);
+        const [old] = await storage.dueWork.claim(t0, 10, lease);
+        await storage.dueWork.enqueue([{ ...item, runAt: t0 + 5 }]);
+        await storage.dueWork.complete(old!);
+        expect((await storage.dueWork.claim(t0 + 5, 10, lease)).map((c) => c.id)).toEqual([item.id]);
+      });
+
+      it('reports when the next item becomes claimable: its runAt or its lease end', async () => {
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+        const a = dueItem({ runAt: t0 + 100 });
+        const b = dueItem({ runAt: t0 + 5000 });
+        await storage.dueWork.enqueue([b, a]);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 100);
+        const [claimed] = await storage.dueWork.claim(t0 + 100, 1, 1000);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 1100);
+        await storage.dueWork.complete(claimed!);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 5000);
+      });
+
+      it('drops items cancelled through a request write', async () => {
+        const request = interactiveRequest();
+        const timeout = dueItem({ id: timeoutItemId(request.id), requestId: request.id, runAt: t0 + 10 });
+        const other = dueItem({ runAt: t0 + 20 });
+        await storage.dueWork.enqueue([other]);
+        await storage.requests.createRequest(request, { enqueue: [timeout], cancel: [] });
+        await storage.requests.updateRequest({ ...request, version: 1 }, 0, {
+          enqueue: [],
+          cancel: [timeout.id],
+        });
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 20);
+        expect((await storage.dueWork.claim(t0 + 100, 10, lease)).map((c) => c.id)).toEqual([other.id]);
+      });
+
+      it('gives each of 1,000 due items to exactly one of 20 concurrent workers', async () => {
+        const items = Array.from({ length: 1000 }, (_, i) => dueItem({ runAt: t0 + (i % 37) }));
+        await storage.dueWork.enqueue(items);
+        const claims = new Map<string, number>();
+        const worker = async (): Promise<void> => {
+          for (;;) {
+            const batch = await storage.dueWork.claim(t0 + 100, 7, lease);
+            if (batch.length === 0) return;
+            for (const item of batch) {
+              claims.set(item.id, (claims.get(item.id) ?? 0) + 1);
+              await storage.dueWork.complete(item);
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: 20 }, worker));
+        expect(claims.size).toBe(1000);
+        expect([...claims.values()].every((count) => count === 1)).toBe(true);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+    });
+
+    describe('InboxStore', () => {
+      it('saves and reads a message', async () => {
+        const message = inboxMessage('ada@example.test');
+        await storage.inbox.saveMessage(message);
+        expect(await storage.inbox.getMessage(message.id)).toEqual(message);
+        expect(await storage.inbox.getMessage(uid('msg'))).toBeNull();
+      });
+
+      it('lists the messages of a recipient in delivery order', async () => {
+        const first = inboxMessage('ada@example.test', { deliveredAt: t0 });
+        const second = inboxMessage('ada@example.test', {
+          deliveredAt: t0 + 10,
+          kind: 'plain',
+          requestId: null,
+        });
+        const third = inboxMessage('ada@example.test', { deliveredAt: t0 + 20 });
+        const other = inboxMessage('bob@example.test', { deliveredAt: t0 + 5 });
+        for (const message of [first, second, other, third]) await storage.inbox.saveMessage(message);
+        expect(await storage.inbox.listMessages('ada@example.test')).toEqual([first, second, third]);
+        expect(await storage.inbox.listMessages('bob@example.test')).toEqual([other]);
+        expect(await storage.inbox.listMessages('nobody@example.test')).toEqual([]);
+      });
+
+      it('replaces a message saved again with the same id, keeping its place', async () => {
+        const first = inboxMessage('ada@example.test', { deliveredAt: t0 });
+        const second = inboxMessage('ada@example.test', { deliveredAt: t0 + 10 });
+        await storage.inbox.saveMessage(first);
+        await storage.inbox.saveMessage(second);
+        const answered = { ...first, selected: 'yes', buttonsEnabled: false, footer: 'Answered: Yes' };
+        await storage.inbox.saveMessage(answered);
+        expect(await storage.inbox.getMessage(first.id)).toEqual(answered);
+        expect(await storage.inbox.listMessages('ada@example.test')).toEqual([answered, second]);
+      });
+    });
+  });
+}

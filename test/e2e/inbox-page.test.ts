@@ -1,0 +1,265 @@
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { Organization, User } from '../../core/domain/directory.js';
+import type { MessageView } from '../../core/domain/message-view.js';
+import { errorResponse } from '../../core/http/responses.js';
+import type { HttpResponse, Route } from '../../core/http/types.js';
+import { parseMarkdown } from '../../core/markdown/parse.js';
+import type {
+  ChatDelivery,
+  ChatSink,
+  ChatTransport,
+  Click,
+  ClickOutcome,
+} from '../../core/ports/chat-transport.js';
+import type { DeliveryRef } from '../../core/ports/delivery-store.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const hasChromium = existsSync(chromiumPath);
+// In CI a missing browser is a broken image, not a reason to skip: the suite runs and fails there.
+const skip = !hasChromium && process.env.CI !== 'true';
+if (skip) {
+  console.warn(
+    `Skipping the inbox page browser test: ${chromiumPath} not found (install it with "apt-get install -y chromium").`,
+  );
+}
+
+/** The hosts may mount the inbox anywhere; a prefix proves the page finds its API from its own path. */
+const mount = '/dev/notify';
+
+const organization: Organization = { id: 'acme', name: 'Acme Inc' };
+const user = (email: string, name: string): User => ({
+  id: `user_${email}`,
+  organizationId: organization.id,
+  email,
+  name,
+  role: 'member',
+  chatLinks: [],
+});
+const users = [user('bob@acme.test', 'Bob Builder'), user('alice@acme.test', 'Alice Doe')];
+
+const view = (overrides: Partial<MessageView> & Pick<MessageView, 'text'>): MessageView => ({
+  kind: 'interactive',
+  sendId: 'req_E2EE2EE2EE2EE2EE2EE2EE2E',
+  document: parseMarkdown(overrides.text),
+  buttons: [
+    { text: 'Approve', value: 'approve' },
+    { text: 'Reject <b>now</b>', value: 'reject' },
+  ],
+  buttonsEnabled: true,
+  selected: null,
+  selectedText: null,
+  state: 'open',
+  footer: 'Valid for 60 minutes · sent by Bob Builder',
+  ...overrides,
+});
+
+/**
+ * Stands in for the core: records each click, answers `accepted`, and updates the clicked copy as
+ * the core does in `onUserAction` mode (buttons off, choice shown).
+ */
+class UpdatingSink implements ChatSink {
+  readonly clicks: Click[] = [];
+  readonly copies = new Map<string, { delivery: ChatDelivery; ref: DeliveryRef }>();
+
+  constructor(private readonly transport: ChatTransport) {}
+
+  async click(click: Click): Promise<ClickOutcome> {
+    this.clicks.push(click);
+    const copy = this.copies.get(`${click.requestId} ${click.recipient}`);
+    if (copy === undefined) return 'not-found';
+    const chosen = copy.delivery.message.buttons.find((button) => button.value === click.value);
+    if (chosen === undefined) return 'unknown-option';
+    const message: MessageView = {
+      ...copy.delivery.message,
+      buttonsEnabled: false,
+      selected: chosen.value,
+      selectedText: chosen.text,
+      state: 'answered',
+      footer: `Answered: ${chosen.text}`,
+    };
+    await this.transport.update({ ...copy.delivery, message }, copy.ref);
+    return 'accepted';
+  }
+
+  async listUsers(): Promise<User[]> {
+    return users;
+  }
+
+  async deliver(recipient: string, message: MessageView): Promise<void> {
+    const delivery: ChatDelivery = {
+      organization,
+      recipient,
+      address: { installationId: 'local', userRef: recipient },
+      message,
+    };
+    const ref = await this.transport.deliver(delivery);
+    if (message.kind === 'interactive') this.copies.set(`${message.sendId} ${recipient}`, { delivery, ref });
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of want.entries()) {
+    const actual = got[index] ?? '';
+    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(actual);
+    else if (segment !== actual) return null;
+  }
+  return params;
+}
+
+/** A host in miniature: turns node's request into the framework-neutral one and back. */
+async function dispatch(routes: readonly Route[], request: IncomingMessage): Promise<HttpResponse> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (!url.pathname.startsWith(`${mount}/`)) return errorResponse(404, 'Not found');
+  const path = url.pathname.slice(mount.length);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const method = (request.method ?? 'GET').toUpperCase();
+  const body = await readBody(request);
+  for (const route of routes) {
+    const params = route.method === method ? matchPath(route.path, path) : null;
+    if (params === null) continue;
+    return route.handle(
+      {
+        method,
+        path,
+        query: url.searchParams,
+        headers,
+        body,
+        clientAddress: request.socket.remoteAddress ?? '',
+      },
+      params,
+    );
+  }
+  return errorResponse(404, 'Not found');
+}
+
+function serve(routes: readonly Route[]): Promise<Server> {
+  const server = createServer((request, response: ServerResponse) => {
+    dispatch(routes, request)
+      .catch(() => errorResponse(500, 'Internal error'))
+      .then((answer) => {
+        response.writeHead(answer.status, answer.headers);
+        response.end(answer.body);
+      });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe.skipIf(skip)('inbox page in a real browser', () => {
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+  let sink: UpdatingSink;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!hasChromium) throw new Error(`${chromiumPath} is required in CI (apt-get install -y chromium)`);
+    const transport = inboxTransport({ store: memoryStorage().inbox });
+    sink = new UpdatingSink(transport);
+    transport.connect(sink);
+    await sink.deliver(
+      'alice@acme.test',
+      view({
+        kind: 'plain',
+        sendId: 'notif_E2EE2EE2EE2EE2EE2EE2EE2E',
+        text: 'Hi <script>window.inboxPwned = true</script><img src=x onerror="window.inboxPwned = true">',
+        buttons: [],
+        buttonsEnabled: false,
+        state: 'plain',
+        footer: null,
+      }),
+    );
+    await sink.deliver('alice@acme.test', view({ text: 'Deploy *v2* to production?' }));
+    await sink.deliver(
+      'bob@acme.test',
+      view({ sendId: 'req_BobBobBobBobBobBobBobBob', text: 'For Bob only' }),
+    );
+    server = await serve(transport.routes);
+
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+    page = await browser.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  });
+
+  it('shows a user’s messages, takes a click through the sink and shows the choice', async () => {
+    const { port } = server.address() as AddressInfo;
+    await page.goto(`http://127.0.0.1:${port}${mount}/inbox`);
+
+    await page.locator('#user option[value="alice@acme.test"]').waitFor({ state: 'attached' });
+    expect(await page.locator('#user option').allTextContents()).toEqual([
+      'Choose a user…',
+      'Alice Doe <alice@acme.test>',
+      'Bob Builder <bob@acme.test>',
+    ]);
+    await page.selectOption('#user', 'alice@acme.test');
+
+    const messages = page.locator('article.msg');
+    await expect.poll(() => messages.count()).toBe(2);
+    const question = messages.nth(1);
+    expect(await question.locator('.content strong').textContent()).toBe('v2');
+    const buttons = question.locator('.actions button');
+    expect(await buttons.allTextContents()).toEqual(['Approve', 'Reject <b>now</b>']);
+    expect(await question.locator('.footer').textContent()).toBe(
+      'Valid for 60 minutes · sent by Bob Builder',
+    );
+
+    const greeting = messages.nth(0);
+    expect(await greeting.locator('.content').textContent()).toContain(
+      '<script>window.inboxPwned = true</script>',
+    );
+    expect(await page.evaluate(() => 'inboxPwned' in window)).toBe(false);
+
+    await buttons.filter({ hasText: 'Approve' }).click();
+
+    await question.locator('.choice').waitFor();
+    expect(await question.locator('.choice').textContent()).toBe('Your answer: Approve');
+    expect(await question.locator('.actions button').count()).toBe(0);
+    expect(await question.locator('.footer').textContent()).toBe('Answered: Approve');
+    expect(sink.clicks).toEqual([
+      { requestId: 'req_E2EE2EE2EE2EE2EE2EE2EE2E', recipient: 'alice@acme.test', value: 'approve' },
+    ]);
+
+    await page.selectOption('#user', 'bob@acme.test');
+    await expect.poll(() => page.locator('article.msg .content').allTextContents()).toEqual(['For Bob only']);
+
+    expect(await page.evaluate(() => 'inboxPwned' in window)).toBe(false);
+    expect(problems).toEqual([]);
+  });
+});
