@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  NOTIFY_STORAGE: z.string().default('memory'),
+  NOTIFY_SEED: z.string().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+/** The standalone host's settings, read from the environment (DECISIONS §9). */
+export type StandaloneConfig = z.infer<typeof environmentSchema>;
+
+/** Reads and checks the environment; a wrong value stops the start with a message that names it. */
+export function readConfig(environment: NodeJS.ProcessEnv): StandaloneConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) throw new Error(`Invalid environment: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}

@@ -1,0 +1,19 @@
+import type { Seed } from '../../core/use-cases/seed.js';
+
+/** The API key of the demo organization's admin; printed at start-up and used by the README. */
+export const demoApiKey = 'cnk_demo_alice_0000000000000000000000001';
+
+/** The organization the standalone host loads when no `NOTIFY_SEED` is given. */
+export const demoSeed: Seed = {
+  organizations: [
+    {
+      id: 'acme',
+      name: 'Acme Inc',
+      users: [
+        { email: 'alice@acme.test', name: 'Alice Doe', role: 'admin', apiKeys: [{ label: 'demo', key: demoApiKey }] },
+        { email: 'bob@acme.test', name: 'Bob Roe', role: 'member' },
+        { email: 'carol@acme.test', name: 'Carol Poe', role: 'member' },
+      ],
+    },
+  ],
+};
