@@ -1,10 +1,10 @@
 import type { DueWorkRunner } from './due-work/due-work-runner.js';
-import type { Clock } from './ports/clock.js';
 import type { ChatTransport } from './ports/chat-transport.js';
+import type { Clock } from './ports/clock.js';
 import type { Logger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
-import type { RequestMachine } from './request/request-machine.js';
 import type { RateLimitSettings } from './rate-limit/settings.js';
+import type { RequestMachine } from './request/request-machine.js';
 import type { IdGenerator } from './security/random-id.js';
 
 /** Everything the use cases need, assembled once by `createNotifier`. */

@@ -4,11 +4,11 @@ import type { Principal } from './domain/directory.js';
 import { createDueWorkRunner, type DueWorkHandler } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
-import { type Clock, systemClock } from './ports/clock.js';
 import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
+import { type Clock, systemClock } from './ports/clock.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
-import { type RateLimitSettings, defaultRateLimits } from './rate-limit/settings.js';
+import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
 import { requestView } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import type { RequestStatus } from './schemas/responses.js';
@@ -16,8 +16,8 @@ import { type IdGenerator, randomIds } from './security/random-id.js';
 import {
   type ApiKeyView,
   type CreatedApiKey,
-  type KeyActor,
   createApiKey,
+  type KeyActor,
   listApiKeys,
   revokeApiKey,
 } from './use-cases/api-keys.js';
@@ -59,7 +59,10 @@ export interface Notifier {
   /** Key management on behalf of the signed-in user of the embedding application (DECISIONS §8). */
   apiKeys: {
     create(actor: KeyActor, label: string): Promise<CreatedApiKey>;
-    list(actor: KeyActor, options?: { scope?: 'own' | 'organization'; search?: string }): Promise<ApiKeyView[]>;
+    list(
+      actor: KeyActor,
+      options?: { scope?: 'own' | 'organization'; search?: string },
+    ): Promise<ApiKeyView[]>;
     revoke(actor: KeyActor, keyId: string): Promise<void>;
   };
   /** Loads organizations, users and keys (the seed file of DECISIONS §9); idempotent. */
@@ -122,7 +125,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
   });
 
-  const sink = { click: (click: Click) => applyClick(context, click), listUsers: () => options.storage.directory.listUsers() };
+  const sink = {
+    click: (click: Click) => applyClick(context, click),
+    listUsers: () => options.storage.directory.listUsers(),
+  };
   for (const transport of options.transports) transport.connect(sink);
   const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
 

@@ -1,4 +1,4 @@
-import { type SchedulerLike, type Subscription, asyncScheduler } from 'rxjs';
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { ClaimedDueItem, DueWorkKind } from '../domain/due-work.js';
 import type { Clock } from '../ports/clock.js';
 import type { DueWorkStore } from '../ports/due-work-store.js';

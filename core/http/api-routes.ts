@@ -31,7 +31,10 @@ export function apiRoutes(context: CoreContext): Route[] {
         if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
         const idempotencyKey = request.headers['idempotency-key'];
         if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
-          throw new NotifyError('invalid_request', 'Idempotency-Key: must be 1 to 255 printable ASCII characters');
+          throw new NotifyError(
+            'invalid_request',
+            'Idempotency-Key: must be 1 to 255 printable ASCII characters',
+          );
         }
         const response = await sendIdempotently(context, principal, parsed.data, idempotencyKey);
         return {

@@ -1,5 +1,5 @@
+import { isNotifyError, type NotifyErrorCode } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
-import { type NotifyErrorCode, isNotifyError } from '../errors.js';
 import { errorResponse } from './responses.js';
 import type { HttpResponse } from './types.js';
 
@@ -23,7 +23,8 @@ const statusOf: Record<NotifyErrorCode, number> = {
 export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
   if (isNotifyError(error) && error.code !== 'internal') {
     const retryAfter = error.retryAfterSeconds ?? (error.code === 'unavailable' ? 1 : undefined);
-    if (error.code === 'unavailable') logger.warn('storage unavailable', { cause: String(error.cause ?? error) });
+    if (error.code === 'unavailable')
+      logger.warn('storage unavailable', { cause: String(error.cause ?? error) });
     return errorResponse(
       statusOf[error.code],
       error.details,

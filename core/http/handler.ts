@@ -42,7 +42,14 @@ export function createHttpHandler(routes: readonly Route[], logger: Logger): Htt
       if ('refusal' in match) return match.refusal;
       const headers = flattenHeaders(incoming.headers);
       const body = await readBody(incoming.body, headers['content-length']);
-      const request = { method, path: url.pathname, query: url.searchParams, headers, body, clientAddress: incoming.clientAddress };
+      const request = {
+        method,
+        path: url.pathname,
+        query: url.searchParams,
+        headers,
+        body,
+        clientAddress: incoming.clientAddress,
+      };
       return await match.route.handle(request, match.params);
     } catch (error) {
       return toErrorResponse(error, logger);

@@ -43,7 +43,9 @@ function components(): Record<string, JsonSchema> {
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: string) => ({ content: { 'application/json': { schema: ref(id) } } });
 const error = (description: string) => ({ description, ...json('Error') });
-const retryAfter = { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' } };
+const retryAfter = {
+  'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
+};
 
 let cached: JsonSchema | null = null;
 
@@ -54,7 +56,8 @@ export function openApiDocument(): JsonSchema {
     info: {
       title: 'chat-notify',
       version: '1.0.0',
-      description: 'Send plain and interactive notifications to the people of an organization through team chat.',
+      description:
+        'Send plain and interactive notifications to the people of an organization through team chat.',
     },
     components: {
       schemas: components(),

@@ -2,9 +2,7 @@ import { errorResponse } from './responses.js';
 import type { HttpResponse, Route } from './types.js';
 
 /** A route matched by method and path, or the 405 answer for a path served with other methods. */
-export type RouteMatch =
-  | { route: Route; params: Record<string, string> }
-  | { refusal: HttpResponse };
+export type RouteMatch = { route: Route; params: Record<string, string> } | { refusal: HttpResponse };
 
 interface CompiledRoute {
   route: Route;
@@ -42,6 +40,8 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
     const hit = matching.find((entry) => entry.route.method === method);
     if (hit) return hit;
     const allowed = [...new Set(matching.map((entry) => entry.route.method))].join(', ');
-    return { refusal: errorResponse(405, `Method ${method} is not allowed here; use ${allowed}`, { allow: allowed }) };
+    return {
+      refusal: errorResponse(405, `Method ${method} is not allowed here; use ${allowed}`, { allow: allowed }),
+    };
   };
 }

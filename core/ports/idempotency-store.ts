@@ -39,7 +39,11 @@ export interface IdempotencyStore {
    * Completed: `completed`. Running with a live lease: `busy`. Failed, or running with an expired
    * lease: takes it over (new lease) and answers `acquired` with its sendId.
    */
-  acquire(scope: IdempotencyScope, fingerprint: string, timing: IdempotencyTiming): Promise<IdempotencyAcquisition>;
+  acquire(
+    scope: IdempotencyScope,
+    fingerprint: string,
+    timing: IdempotencyTiming,
+  ): Promise<IdempotencyAcquisition>;
   /** Remembers the id a running attempt created, so that a resumed attempt reuses it. */
   setSendId(scope: IdempotencyScope, sendId: string): Promise<void>;
   /** Stores the final answer; repeats replay it until the record expires. */

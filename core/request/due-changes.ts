@@ -8,7 +8,13 @@ export function dueChanges(requestId: string, commands: readonly RequestCommand[
   for (const command of commands) {
     if (command.type === 'cancel-timeout') changes.cancel.push(timeoutItemId(requestId));
     if (command.type === 'enqueue-callback') {
-      changes.enqueue.push({ id: callbackItemId(requestId), kind: 'callback', requestId, runAt: command.runAt, attempt: 0 });
+      changes.enqueue.push({
+        id: callbackItemId(requestId),
+        kind: 'callback',
+        requestId,
+        runAt: command.runAt,
+        attempt: 0,
+      });
     }
   }
   return changes;

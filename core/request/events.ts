@@ -1,5 +1,5 @@
-import type { ClickOutcome } from '../ports/chat-transport.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
+import type { ClickOutcome } from '../ports/chat-transport.js';
 
 /** Something that happens to an interactive request. `at` is epoch milliseconds: transitions have no clock. */
 export type RequestEvent =

@@ -1,18 +1,18 @@
 import {
-  type SchedulerLike,
-  Subject,
   asyncScheduler,
   catchError,
   concatMap,
   debounceTime,
   defer,
+  EMPTY,
   groupBy,
   mergeMap,
+  type SchedulerLike,
+  Subject,
   tap,
-  EMPTY,
 } from 'rxjs';
-import { NotifyError } from '../errors.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
+import { NotifyError } from '../errors.js';
 import type { RequestStore } from '../ports/request-store.js';
 import { dueChanges } from './due-changes.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome } from './events.js';
@@ -25,7 +25,10 @@ export interface DispatchResult {
 }
 
 /** Runs the commands of a stored transition that are not storage writes (updating messages). */
-export type CommandRunner = (request: InteractiveRequest, commands: readonly RequestCommand[]) => Promise<void>;
+export type CommandRunner = (
+  request: InteractiveRequest,
+  commands: readonly RequestCommand[],
+) => Promise<void>;
 
 /** Options of {@link createRequestMachine}. */
 export interface RequestMachineOptions {

@@ -1,4 +1,4 @@
-import { P, match } from 'ts-pattern';
+import { match, P } from 'ts-pattern';
 import type { InteractiveRequest, RecipientState } from '../domain/interactive-request.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome, TransitionResult } from './events.js';
 
@@ -21,7 +21,10 @@ function finish(
     finishedAt: at,
     recipients,
   };
-  const commands: RequestCommand[] = [{ type: 'update-messages', recipients: updated }, { type: 'cancel-timeout' }];
+  const commands: RequestCommand[] = [
+    { type: 'update-messages', recipients: updated },
+    { type: 'cancel-timeout' },
+  ];
   if (state.callback) commands.push({ type: 'enqueue-callback', runAt: at });
   return { state: next, commands };
 }
@@ -29,7 +32,15 @@ function finish(
 /** The timeout: every recipient without an answer expires; every copy loses its buttons. */
 function expire(state: InteractiveRequest, at: number): TransitionResult {
   const recipients = state.recipients.map((r) => (r.value === null ? { ...r, expired: true } : r));
-  return { ...finish(state, recipients, at, recipients.map((r) => r.key)), outcome: 'expired' };
+  return {
+    ...finish(
+      state,
+      recipients,
+      at,
+      recipients.map((r) => r.key),
+    ),
+    outcome: 'expired',
+  };
 }
 
 function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: 'click' }>): TransitionResult {
@@ -39,7 +50,11 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
   if (!state.options.some((o) => o.value === event.value)) return unchanged(state, 'unknown-option');
   if (state.mode === 'onUserAction' && recipient.value !== null) return unchanged(state, 'final');
 
-  const recipients = state.recipients.with(index, { ...recipient, value: event.value, respondedAt: event.at });
+  const recipients = state.recipients.with(index, {
+    ...recipient,
+    value: event.value,
+    respondedAt: event.at,
+  });
   if (state.mode === 'onUserAction' && recipients.every((r) => r.value !== null)) {
     return { ...finish(state, recipients, event.at, [recipient.key]), outcome: 'accepted' };
   }

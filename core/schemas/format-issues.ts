@@ -3,7 +3,11 @@ import type { z } from 'zod';
 const pathText = (path: readonly PropertyKey[]): string =>
   path.reduce<string>(
     (text, segment) =>
-      typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? String(segment) : `${text}.${String(segment)}`,
+      typeof segment === 'number'
+        ? `${text}[${segment}]`
+        : text === ''
+          ? String(segment)
+          : `${text}.${String(segment)}`,
     '',
   );
 

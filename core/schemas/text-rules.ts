@@ -14,17 +14,23 @@ const typeMessage = (expected: string) => (issue: { input: unknown }) =>
 export const boundedText = (min: number, max: number) =>
   z
     .string({ error: typeMessage('a string') })
-    .refine((value) => {
-      const length = codePointLength(value);
-      return length >= min && length <= max;
-    }, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`)
+    .refine(
+      (value) => {
+        const length = codePointLength(value);
+        return length >= min && length <= max;
+      },
+      min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`,
+    )
     .meta({ minLength: min, maxLength: max });
 
 /** A finite number in `[min, max]`. */
 export const boundedNumber = (min: number, max: number) =>
   z
     .number({ error: typeMessage('a number') })
-    .refine((value) => Number.isFinite(value) && value >= min && value <= max, `must be from ${min} to ${max}`)
+    .refine(
+      (value) => Number.isFinite(value) && value >= min && value <= max,
+      `must be from ${min} to ${max}`,
+    )
     .meta({ minimum: min, maximum: max });
 
 /** A JSON object that refuses unknown fields. */

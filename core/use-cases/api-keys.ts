@@ -77,7 +77,11 @@ export async function storeApiKey(
 }
 
 /** Creates a personal key for the actor; the plaintext exists only in this answer. */
-export async function createApiKey(context: CoreContext, actor: KeyActor, label: string): Promise<CreatedApiKey> {
+export async function createApiKey(
+  context: CoreContext,
+  actor: KeyActor,
+  label: string,
+): Promise<CreatedApiKey> {
   const trimmed = label.trim();
   if (trimmed.length === 0 || trimmed.length > 100) {
     throw new NotifyError('invalid_request', 'label: must be 1 to 100 characters');
@@ -100,7 +104,8 @@ export async function listApiKeys(
 ): Promise<ApiKeyView[]> {
   const user = await actorUser(context, actor);
   const everyone = options.scope === 'organization';
-  if (everyone && !actor.admin) throw new NotifyError('not_found', 'Only organization admins can list every key');
+  if (everyone && !actor.admin)
+    throw new NotifyError('not_found', 'Only organization admins can list every key');
   const { directory } = context.storage;
   const [records, users] = await Promise.all([
     directory.listApiKeys({ organizationId: user.organizationId, ...(everyone ? {} : { userId: user.id }) }),

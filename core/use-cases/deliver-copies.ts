@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { type Organization, type User, normalizeEmail } from '../domain/directory.js';
+import { normalizeEmail, type Organization, type User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 
 /** A recipient of a send, resolved against the directory. */
@@ -56,7 +56,11 @@ export async function deliverCopies(
       );
       for (const result of results) {
         if (result.status === 'rejected') {
-          context.logger.error('delivery failed', { sendId, userId: recipient.user.id, error: String(result.reason) });
+          context.logger.error('delivery failed', {
+            sendId,
+            userId: recipient.user.id,
+            error: String(result.reason),
+          });
         }
       }
       return results.every((result) => result.status === 'fulfilled');

@@ -13,8 +13,13 @@ export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
  * as the timeout will leave it, so that a reader never sees a request pending after its deadline;
  * the due-work runner is nudged to store that state.
  */
-export async function readStatus(context: CoreContext, principal: Principal, requestId: string): Promise<RequestStatus> {
-  if (!requestIdPattern.test(requestId)) throw new NotifyError('invalid_request', 'Invalid request_id format');
+export async function readStatus(
+  context: CoreContext,
+  principal: Principal,
+  requestId: string,
+): Promise<RequestStatus> {
+  if (!requestIdPattern.test(requestId))
+    throw new NotifyError('invalid_request', 'Invalid request_id format');
   const request = await context.storage.requests.getRequest(requestId);
   if (!request || request.organizationId !== principal.organization.id) {
     throw new NotifyError('not_found', 'Request not found');

@@ -27,6 +27,7 @@ export async function resolveRecipients(
     if (user) resolved.push({ key, email, user });
     else unknown.push(email);
   }
-  if (unknown.length > 0) throw new NotifyError('unprocessable', `Unknown user emails: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new NotifyError('unprocessable', `Unknown user emails: ${unknown.join(', ')}`);
   return resolved;
 }

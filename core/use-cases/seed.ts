@@ -51,4 +51,3 @@ export async function applySeed(context: CoreContext, seed: unknown): Promise<vo
     }
   }
 }
-

@@ -1,6 +1,6 @@
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
-import { NotifyError, isNotifyError } from '../errors.js';
+import { isNotifyError, NotifyError } from '../errors.js';
 import type { IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { fingerprint } from '../security/fingerprint.js';
@@ -30,11 +30,18 @@ export async function sendIdempotently(
   idempotencyKey: string | undefined,
 ): Promise<SendResponse> {
   if (idempotencyKey === undefined) {
-    return { ...answer(200, await sendNotification(context, principal, input, freshAttempt)), replayed: false };
+    return {
+      ...answer(200, await sendNotification(context, principal, input, freshAttempt)),
+      replayed: false,
+    };
   }
   const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
   const store = context.storage.idempotency;
-  const acquired = await store.acquire(scope, fingerprint(input), { now: context.clock.now(), leaseMs, ttlMs });
+  const acquired = await store.acquire(scope, fingerprint(input), {
+    now: context.clock.now(),
+    leaseMs,
+    ttlMs,
+  });
   switch (acquired.outcome) {
     case 'completed':
       return { ...acquired.response, replayed: true };
@@ -43,7 +50,10 @@ export async function sendIdempotently(
         retryAfterSeconds: 1,
       });
     case 'mismatch':
-      throw new NotifyError('unprocessable', 'This Idempotency-Key was already used with a different request body');
+      throw new NotifyError(
+        'unprocessable',
+        'This Idempotency-Key was already used with a different request body',
+      );
     case 'acquired':
       break;
   }

@@ -7,7 +7,7 @@ import { plainView, requestView } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
-import { type ResolvedRecipient, deliverCopies, updateCopies } from './deliver-copies.js';
+import { deliverCopies, type ResolvedRecipient, updateCopies } from './deliver-copies.js';
 import { resolveRecipients } from './resolve-recipients.js';
 
 /** How a send relates to earlier attempts with the same idempotency key. */
@@ -56,12 +56,22 @@ async function sendInteractive(
   recipients: ResolvedRecipient[],
   attempt: SendAttempt,
 ): Promise<RequestCreated> {
-  const stored = attempt.resumeSendId ? await context.storage.requests.getRequest(attempt.resumeSendId) : null;
+  const stored = attempt.resumeSendId
+    ? await context.storage.requests.getRequest(attempt.resumeSendId)
+    : null;
   const request = stored ?? newRequest(context, principal, input, recipients, attempt.resumeSendId);
   if (!stored) {
     if (!attempt.resumeSendId) await attempt.onSendId(request.id);
     await context.storage.requests.createRequest(request, {
-      enqueue: [{ id: timeoutItemId(request.id), kind: 'timeout', requestId: request.id, runAt: request.expiresAt, attempt: 0 }],
+      enqueue: [
+        {
+          id: timeoutItemId(request.id),
+          kind: 'timeout',
+          requestId: request.id,
+          runAt: request.expiresAt,
+          attempt: 0,
+        },
+      ],
       cancel: [],
     });
     context.dueWork.poke();
@@ -105,7 +115,13 @@ function newRequest(
     callback: responseRequest.callback_url
       ? { url: responseRequest.callback_url, secret: generateCallbackSecret() }
       : null,
-    recipients: recipients.map(({ key, email }) => ({ key, email, value: null, respondedAt: null, expired: false })),
+    recipients: recipients.map(({ key, email }) => ({
+      key,
+      email,
+      value: null,
+      respondedAt: null,
+      expired: false,
+    })),
   };
 }
 

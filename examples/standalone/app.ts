@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { errorResponse } from '../../core/http/responses.js';
-import { type Notifier, createNotifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { Logger } from '../../core/ports/logger.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { notifyRouter } from '../../hosts/express/index.js';
@@ -34,7 +34,11 @@ async function loadSeed(path: string | undefined): Promise<unknown> {
 /** Starts the service: memory storage and the local inbox by default, the API and the inbox at the root. */
 export async function startStandalone(config: StandaloneConfig, logger: Logger): Promise<Standalone> {
   const storage = openStorage(config);
-  const notifier = createNotifier({ storage, transports: [inboxTransport({ store: storage.inbox })], logger });
+  const notifier = createNotifier({
+    storage,
+    transports: [inboxTransport({ store: storage.inbox })],
+    logger,
+  });
   await notifier.seed(await loadSeed(config.NOTIFY_SEED));
 
   const app = express();

@@ -10,7 +10,12 @@ export const demoSeed: Seed = {
       id: 'acme',
       name: 'Acme Inc',
       users: [
-        { email: 'alice@acme.test', name: 'Alice Doe', role: 'admin', apiKeys: [{ label: 'demo', key: demoApiKey }] },
+        {
+          email: 'alice@acme.test',
+          name: 'Alice Doe',
+          role: 'admin',
+          apiKeys: [{ label: 'demo', key: demoApiKey }],
+        },
         { email: 'bob@acme.test', name: 'Bob Roe', role: 'member' },
         { email: 'carol@acme.test', name: 'Carol Poe', role: 'member' },
       ],

@@ -8,7 +8,10 @@ export const testKeys = {
 } as const;
 
 /** `user01@acme.test` … `user60@acme.test`: enough recipients to cross the 50-recipient limit. */
-export const numberedUsers = Array.from({ length: 60 }, (_, i) => `user${String(i + 1).padStart(2, '0')}@acme.test`);
+export const numberedUsers = Array.from(
+  { length: 60 },
+  (_, i) => `user${String(i + 1).padStart(2, '0')}@acme.test`,
+);
 
 /**
  * Two organizations: acme (alice, an admin; bob; carol; dave; 60 numbered users) and globex (gina,
@@ -20,8 +23,18 @@ export const testSeed: Seed = {
       id: 'acme',
       name: 'Acme Inc',
       users: [
-        { email: 'alice@acme.test', name: 'Alice Doe', role: 'admin', apiKeys: [{ label: 'tests', key: testKeys.alice }] },
-        { email: 'bob@acme.test', name: 'Bob Roe', role: 'member', apiKeys: [{ label: 'tests', key: testKeys.bob }] },
+        {
+          email: 'alice@acme.test',
+          name: 'Alice Doe',
+          role: 'admin',
+          apiKeys: [{ label: 'tests', key: testKeys.alice }],
+        },
+        {
+          email: 'bob@acme.test',
+          name: 'Bob Roe',
+          role: 'member',
+          apiKeys: [{ label: 'tests', key: testKeys.bob }],
+        },
         { email: 'Carol@Acme.test', name: 'Carol Poe', role: 'member' },
         { email: 'dave@acme.test', name: 'Dave Moe', role: 'member' },
         ...numberedUsers.map((email, i) => ({ email, name: `User ${i + 1}`, role: 'member' as const })),
@@ -30,7 +43,14 @@ export const testSeed: Seed = {
     {
       id: 'globex',
       name: 'Globex',
-      users: [{ email: 'gina@globex.test', name: 'Gina Globex', role: 'admin', apiKeys: [{ label: 'tests', key: testKeys.gina }] }],
+      users: [
+        {
+          email: 'gina@globex.test',
+          name: 'Gina Globex',
+          role: 'admin',
+          apiKeys: [{ label: 'tests', key: testKeys.gina }],
+        },
+      ],
     },
   ],
 };
