@@ -12,7 +12,7 @@ export interface IncomingHttpRequest {
   /** Header values by lower-case name, as Node gives them. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The raw body stream (a Node request is one), or null when there is none. */
-  body: AsyncIterable<Uint8Array | string> | null;
+  body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | null;
   clientAddress: string;
 }
 

@@ -8,7 +8,7 @@ const tooLarge = () =>
 
 /** Reads a raw body, refusing it as soon as it grows past the limit rather than buffering all of it. */
 export async function readBody(
-  body: AsyncIterable<Uint8Array | string> | null,
+  body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | null,
   declaredLength: string | undefined,
 ): Promise<Uint8Array> {
   if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes) throw tooLarge();
