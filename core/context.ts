@@ -1,4 +1,5 @@
 import type { DueWorkRunner } from './due-work/due-work-runner.js';
+import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport } from './ports/chat-transport.js';
 import type { Clock } from './ports/clock.js';
 import type { Logger } from './ports/logger.js';
@@ -17,4 +18,6 @@ export interface CoreContext {
   rateLimits: RateLimitSettings;
   machine: RequestMachine;
   dueWork: DueWorkRunner;
+  /** Delivers completion callbacks; without one, `callback_url` is refused. */
+  callbacks: CallbackTransport | null;
 }

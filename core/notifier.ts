@@ -1,11 +1,14 @@
 import type { SchedulerLike } from 'rxjs';
+import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
 import type { Principal } from './domain/directory.js';
-import { createDueWorkRunner, type DueWorkHandler } from './due-work/due-work-runner.js';
+import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
 import { type Clock, systemClock } from './ports/clock.js';
+import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
@@ -25,6 +28,7 @@ import { authenticate } from './use-cases/authenticate.js';
 import { applyClick } from './use-cases/click.js';
 import { updateCopies } from './use-cases/deliver-copies.js';
 import { readStatus } from './use-cases/read-status.js';
+import { replayCallback } from './use-cases/replay-callback.js';
 import { applySeed } from './use-cases/seed.js';
 
 /** Options of {@link createNotifier}. */
@@ -33,8 +37,11 @@ export interface NotifierOptions {
   storage: StoragePorts;
   /** The chat platforms to deliver through; each user receives a copy on every platform that reaches them. */
   transports: readonly ChatTransport[];
-  /** Handles completion callbacks when they fall due; without one they are dropped with a warning. */
-  deliverCallback?: DueWorkHandler;
+  /**
+   * Delivers completion callbacks (`httpCallbacks()` from `chat-notify/callbacks`). Without one,
+   * requests with a `callback_url` are refused.
+   */
+  callbacks?: CallbackTransport;
   clock?: Clock;
   logger?: Logger;
   ids?: IdGenerator;
@@ -56,6 +63,13 @@ export interface Notifier {
   status(principal: Principal, requestId: string): Promise<RequestStatus>;
   /** A click, as a transport reports it. */
   click(click: Click): Promise<ClickOutcome>;
+  /** Completion callbacks whose every attempt failed (DECISIONS §5). */
+  failedCallbacks: {
+    /** Failures, oldest first; of one organization when given. */
+    list(organizationId?: string): Promise<FailedCallback[]>;
+    /** Starts the deliveries of a failed callback again; false when there is no such failure. */
+    replay(requestId: string): Promise<boolean>;
+  };
   /** Key management on behalf of the signed-in user of the embedding application (DECISIONS §8). */
   apiKeys: {
     create(actor: KeyActor, label: string): Promise<CreatedApiKey>;
@@ -86,6 +100,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     ids: options.ids ?? randomIds,
     logger,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
+    callbacks: options.callbacks ?? null,
   } as CoreContext;
 
   context.machine = createRequestMachine({
@@ -114,14 +129,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
         await context.machine.dispatch({ type: 'timeout', requestId: item.requestId, at: clock.now() });
         return { done: true };
       },
-      callback:
-        options.deliverCallback ??
-        (async (item) => {
-          logger.warn('no callback delivery configured; dropping the completion callback', {
-            requestId: item.requestId,
-          });
-          return { done: true };
-        }),
+      async callback(item) {
+        if (context.callbacks) return deliverCallback(context, context.callbacks, item);
+        logger.warn('callback dropped: no callback transport configured', { requestId: item.requestId });
+        return { done: true };
+      },
     },
   });
 
@@ -141,6 +153,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
       create: (actor, label) => createApiKey(context, actor, label),
       list: (actor, listOptions) => listApiKeys(context, actor, listOptions),
       revoke: (actor, keyId) => revokeApiKey(context, actor, keyId),
+    },
+    failedCallbacks: {
+      list: (organizationId) => options.storage.failedCallbacks.list(organizationId),
+      replay: (requestId) => replayCallback(context, requestId),
     },
     seed: (seed) => applySeed(context, seed),
     start: () => context.dueWork.start(),

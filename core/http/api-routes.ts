@@ -3,6 +3,7 @@ import { NotifyError } from '../errors.js';
 import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
 import { authenticate } from '../use-cases/authenticate.js';
+import { checkCallbackUrl } from '../use-cases/check-callback-url.js';
 import { enforceRateLimit } from '../use-cases/enforce-rate-limit.js';
 import { readStatus } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
@@ -29,6 +30,8 @@ export function apiRoutes(context: CoreContext): Route[] {
         const principal = await authorize(context, request);
         const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
         if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
+        const callbackUrl = parsed.data.response_request?.callback_url;
+        if (callbackUrl !== undefined) await checkCallbackUrl(context, callbackUrl);
         const idempotencyKey = request.headers['idempotency-key'];
         if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
           throw new NotifyError(

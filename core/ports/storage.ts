@@ -1,6 +1,7 @@
 import type { DeliveryStore } from './delivery-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { DueWorkStore } from './due-work-store.js';
+import type { FailedCallbackStore } from './failed-callback-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InboxStore } from './inbox-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
@@ -15,4 +16,5 @@ export interface StoragePorts {
   rateLimits: RateLimitStore;
   dueWork: DueWorkStore;
   inbox: InboxStore;
+  failedCallbacks: FailedCallbackStore;
 }

@@ -36,7 +36,7 @@ export const responseRequestSchema = strictObject({
   disable: z
     .enum(['onUserAction', 'onTimeout'], { error: 'must be "onUserAction" or "onTimeout"' })
     .default('onUserAction'),
-  callback_url: z.string({ error: typeMessage('a string') }).optional(),
+  callback_url: boundedText(1, 2048).optional(),
 });
 
 /** The body of `POST /api/notify` (spec 2.1). */

@@ -5,6 +5,7 @@ import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
 import { timeoutItemId } from '../../core/domain/due-work.js';
 import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
 import type { DeliveryRecord } from '../../core/ports/delivery-store.js';
+import type { FailedCallback } from '../../core/ports/failed-callback-store.js';
 import type { IdempotencyScope, IdempotencyTiming } from '../../core/ports/idempotency-store.js';
 import type { InboxMessage } from '../../core/ports/inbox-store.js';
 import type { BucketSpec } from '../../core/ports/rate-limit-store.js';
@@ -815,6 +816,49 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         await storage.inbox.saveMessage(answered);
         expect(await storage.inbox.getMessage(first.id)).toEqual(answered);
         expect(await storage.inbox.listMessages('ada@example.test')).toEqual([answered, second]);
+      });
+    });
+
+    describe('FailedCallbackStore', () => {
+      const failure = (overrides: Partial<FailedCallback> = {}): FailedCallback => ({
+        requestId: uid('req'),
+        organizationId: 'org_1',
+        url: 'https://hooks.example.test/done',
+        attempts: 8,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        failedAt: t0,
+        ...overrides,
+      });
+
+      it('lists failures oldest first, filtered by organization', async () => {
+        const first = failure({ failedAt: t0 });
+        const second = failure({ failedAt: t0 + 10, organizationId: 'org_2', lastStatus: null });
+        const third = failure({ failedAt: t0 + 20 });
+        for (const f of [first, second, third]) await storage.failedCallbacks.add(f);
+        expect(await storage.failedCallbacks.list()).toEqual([first, second, third]);
+        expect(await storage.failedCallbacks.list('org_1')).toEqual([first, third]);
+        expect(await storage.failedCallbacks.list('org_3')).toEqual([]);
+      });
+
+      it('replaces an earlier failure of the same request', async () => {
+        const first = failure();
+        await storage.failedCallbacks.add(first);
+        const again = { ...first, attempts: 16, failedAt: t0 + 99 };
+        await storage.failedCallbacks.add(again);
+        expect(await storage.failedCallbacks.list()).toEqual([again]);
+      });
+
+      it('hands a failure to exactly one taker', async () => {
+        const f = failure();
+        await storage.failedCallbacks.add(f);
+        const taken = await Promise.all([
+          storage.failedCallbacks.take(f.requestId),
+          storage.failedCallbacks.take(f.requestId),
+        ]);
+        expect(taken.filter((t) => t !== null)).toEqual([f]);
+        expect(await storage.failedCallbacks.list()).toEqual([]);
+        expect(await storage.failedCallbacks.take(uid('req'))).toBeNull();
       });
     });
   });

@@ -1,4 +1,4 @@
-import { type SchedulerLike, VirtualTimeScheduler } from 'rxjs';
+import { type SchedulerAction, type SchedulerLike, type Subscription, VirtualTimeScheduler } from 'rxjs';
 import type { Clock } from '../../core/ports/clock.js';
 
 /**
@@ -67,18 +67,26 @@ export interface CountingScheduler extends SchedulerLike {
 }
 
 /** Wraps `inner`, counting `schedule` calls; `onSchedule` runs after each one (for invariants). */
-export function countingScheduler(inner: SchedulerLike, onSchedule: () => void = () => {}): CountingScheduler {
+export function countingScheduler(
+  inner: SchedulerLike,
+  onSchedule: () => void = () => {},
+): CountingScheduler {
   let scheduled = 0;
-  return {
+  const counting: CountingScheduler = {
     get scheduled() {
       return scheduled;
     },
     now: () => inner.now(),
-    schedule(work, delay, state) {
+    schedule<T>(
+      work: (this: SchedulerAction<T>, state?: T) => void,
+      delay?: number,
+      state?: T,
+    ): Subscription {
       scheduled += 1;
       const subscription = inner.schedule(work, delay, state);
       onSchedule();
       return subscription;
     },
-  } as CountingScheduler;
+  };
+  return counting;
 }

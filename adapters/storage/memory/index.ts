@@ -4,6 +4,7 @@ import type { StoragePorts } from '../../../core/ports/storage.js';
 import { memoryDeliveryStore } from './memory-delivery-store.js';
 import { memoryDirectoryStore } from './memory-directory-store.js';
 import { memoryDueWorkStore } from './memory-due-work-store.js';
+import { memoryFailedCallbackStore } from './memory-failed-callback-store.js';
 import { memoryIdempotencyStore } from './memory-idempotency-store.js';
 import { memoryInboxStore } from './memory-inbox-store.js';
 import { memoryRateLimitStore } from './memory-rate-limit-store.js';
@@ -17,6 +18,7 @@ export {
   memoryDeliveryStore,
   memoryDirectoryStore,
   memoryDueWorkStore,
+  memoryFailedCallbackStore,
   memoryIdempotencyStore,
   memoryInboxStore,
   memoryRateLimitStore,
@@ -45,5 +47,6 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
     rateLimits: memoryRateLimitStore({ clock }),
     dueWork,
     inbox: memoryInboxStore(),
+    failedCallbacks: memoryFailedCallbackStore(),
   };
 }

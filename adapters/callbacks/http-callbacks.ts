@@ -1,0 +1,93 @@
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { checkCallbackTarget } from '../../core/callbacks/check-callback-target.js';
+import { isNotifyError } from '../../core/errors.js';
+import type {
+  CallbackAttemptResult,
+  CallbackTransport,
+  HostResolver,
+} from '../../core/ports/callback-transport.js';
+import { dnsResolver } from './dns-resolver.js';
+import { pinnedLookup } from './pinned-lookup.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** Options of {@link httpCallbacks}. */
+export interface HttpCallbacksOptions {
+  /**
+   * Development only: allows `http:` and loopback or private targets. Off by default; when you turn
+   * it on, say so in your log at start-up.
+   */
+  allowInsecure?: boolean;
+  /** Resolves callback hosts; the system resolver by default. */
+  resolver?: HostResolver;
+  /** An attempt that has no complete answer after this long has failed (default 15 000 ms). */
+  timeoutMs?: number;
+  /** DNS answers slower than this fail the attempt (default 5 000 ms). */
+  lookupTimeoutMs?: number;
+}
+
+/**
+ * Delivers completion callbacks over HTTP(S), signed per Standard Webhooks. Every attempt resolves
+ * the host again, refuses non-public addresses and connects to the address it checked; redirects
+ * are not followed and proxy settings of the environment are ignored.
+ */
+export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTransport {
+  const {
+    allowInsecure = false,
+    resolver = dnsResolver,
+    timeoutMs = 15_000,
+    lookupTimeoutMs = 5_000,
+  } = options;
+
+  async function send(attempt: Parameters<CallbackTransport['send']>[0]): Promise<CallbackAttemptResult> {
+    let addresses: string[];
+    try {
+      addresses = await checkCallbackTarget(attempt.url, { resolver, allowInsecure, lookupTimeoutMs });
+    } catch (error) {
+      const reason = isNotifyError(error) ? error.details : String(error);
+      return { outcome: 'failed', status: null, error: `target refused: ${reason}`, retryAfterMs: null };
+    }
+    const signature = new Webhook(attempt.secret).sign(
+      attempt.webhookId,
+      new Date(attempt.timestamp * 1000),
+      attempt.body,
+    );
+    const dispatcher = new Agent({
+      connect: { lookup: pinnedLookup(addresses), timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      pipelining: 0,
+    });
+    try {
+      const response = await request(attempt.url, {
+        method: 'POST',
+        dispatcher,
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'chat-notify-callbacks/1',
+          'webhook-id': attempt.webhookId,
+          'webhook-timestamp': String(attempt.timestamp),
+          'webhook-signature': signature,
+        },
+        body: attempt.body,
+      });
+      await response.body.dump();
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+      if (status === 410) return { outcome: 'gone', status };
+      return {
+        outcome: 'failed',
+        status,
+        error: status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`,
+        retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
+      };
+    } catch (error) {
+      return { outcome: 'failed', status: null, error: String(error), retryAfterMs: null };
+    } finally {
+      await dispatcher.destroy().catch(() => undefined);
+    }
+  }
+
+  return { resolver, allowInsecure, send };
+}

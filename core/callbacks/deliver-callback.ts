@@ -1,0 +1,75 @@
+import type { CoreContext } from '../context.js';
+import type { ClaimedDueItem } from '../domain/due-work.js';
+import type { DueWorkResult } from '../due-work/due-work-runner.js';
+import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
+import { callbackBody, webhookId } from './callback-body.js';
+import { nextRetryDelay } from './retry-schedule.js';
+
+async function attempt(
+  transport: CallbackTransport,
+  ...args: Parameters<CallbackTransport['send']>
+): Promise<CallbackAttemptResult> {
+  try {
+    return await transport.send(...args);
+  } catch (error) {
+    return { outcome: 'failed', status: null, error: String(error), retryAfterMs: null };
+  }
+}
+
+/**
+ * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
+ * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
+ * every attempt without the secret or the body.
+ */
+export async function deliverCallback(
+  context: CoreContext,
+  transport: CallbackTransport,
+  item: ClaimedDueItem,
+): Promise<DueWorkResult> {
+  const { logger, clock } = context;
+  const request = await context.storage.requests.getRequest(item.requestId);
+  if (!request?.callback || request.status !== 'finished') {
+    logger.warn('callback dropped: no finished request with a callback_url', { requestId: item.requestId });
+    return { done: true };
+  }
+  const started = performance.now();
+  const result = await attempt(transport, {
+    url: request.callback.url,
+    webhookId: webhookId(request.id),
+    timestamp: Math.floor(clock.now() / 1000),
+    body: JSON.stringify(callbackBody(request)),
+    secret: request.callback.secret,
+  });
+  const fields = {
+    requestId: request.id,
+    attempt: item.attempt + 1,
+    outcome: result.outcome,
+    status: result.status,
+    durationMs: Math.round(performance.now() - started),
+  };
+  if (result.outcome !== 'failed') {
+    logger.info('callback attempt', fields);
+    return { done: true };
+  }
+  const delay = nextRetryDelay(item.attempt, result.retryAfterMs, Math.random());
+  if (delay === null) {
+    logger.error('callback failed after every attempt; kept for replay', { ...fields, error: result.error });
+    await context.storage.failedCallbacks.add({
+      requestId: request.id,
+      organizationId: request.organizationId,
+      url: request.callback.url,
+      attempts: item.attempt + 1,
+      lastStatus: result.status,
+      lastError: result.error,
+      failedAt: clock.now(),
+    });
+    return { done: true };
+  }
+  const retryAt = clock.now() + delay;
+  logger.warn('callback attempt', {
+    ...fields,
+    error: result.error,
+    nextAttemptAt: new Date(retryAt).toISOString(),
+  });
+  return { done: false, retryAt };
+}

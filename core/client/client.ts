@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { NotifyClientError, NotifyTimeoutError } from './errors.js';
+import { backoffDelay, pause, parseRetryAfter, type RetryPolicy, timerSleep } from './retry.js';
+import type {
+  ClientOptions,
+  NotificationSent,
+  NotifyClient,
+  NotifyRequestInput,
+  RequestCreated,
+  RequestStatus,
+  SendOptions,
+  Sleep,
+  StatusOptions,
+  WaitOptions,
+} from './types.js';
+
+/** Seconds to wait on a 429 that carries no `Retry-After`. */
+const defaultRateLimitWaitSeconds = 1;
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal | undefined;
+  /** Statuses worth another attempt. */
+  retryable: ReadonlySet<number>;
+}
+
+const sendRetryable: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
+const statusRetryable: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}
+
+function errorFromAnswer(response: Response, text: string): NotifyClientError {
+  let details: string | undefined;
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body === 'object' && body !== null && 'details' in body && typeof body.details === 'string') {
+      details = body.details;
+    }
+  } catch {
+    // not JSON: described below
+  }
+  return new NotifyClientError({
+    status: response.status,
+    details: details ?? `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+    retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
+  });
+}
+
+/**
+ * A client of the service's HTTP API. Only `fetch` and `node:crypto` are used at run time.
+ *
+ * ```ts
+ * const notify = createClient({ baseUrl: 'https://notify.example.com', apiKey: process.env.NOTIFY_API_KEY! });
+ * const { request_id } = await notify.send({ user_emails: ['bob@acme.test'], message: 'Deploy?', response_request: { ... } });
+ * const final = await notify.waitForCompletion(request_id, { timeoutMs: 30 * 60_000 });
+ * ```
+ */
+export function createClient(options: ClientOptions): NotifyClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const sleep: Sleep = options.sleep ?? timerSleep;
+  const policy: RetryPolicy = {
+    maxAttempts: Math.max(1, Math.floor(options.retry?.maxAttempts ?? 5)),
+    baseDelayMs: Math.max(0, options.retry?.baseDelayMs ?? 250),
+    maxDelayMs: Math.max(0, options.retry?.maxDelayMs ?? 10_000),
+  };
+
+  async function call<T>(request: Call): Promise<T> {
+    const { signal } = request;
+    for (let attempt = 1; ; attempt += 1) {
+      signal?.throwIfAborted();
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetchImpl(`${baseUrl}${request.path}`, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+        text = await response.text();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const failure = new NotifyClientError({
+          status: 0,
+          details: `Network error: ${describe(error)}`,
+          cause: error,
+        });
+        if (attempt >= policy.maxAttempts) throw failure;
+        await pause(sleep, backoffDelay(policy, attempt), signal);
+        continue;
+      }
+
+      if (response.ok) {
+        try {
+          return JSON.parse(text) as T;
+        } catch (error) {
+          throw new NotifyClientError({
+            status: response.status,
+            details: 'The answer is not valid JSON',
+            cause: error,
+          });
+        }
+      }
+
+      const failure = errorFromAnswer(response, text);
+      if (!request.retryable.has(response.status) || attempt >= policy.maxAttempts) throw failure;
+      const retryAfterMs = failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
+      const delay =
+        response.status === 429
+          ? (retryAfterMs ?? defaultRateLimitWaitSeconds * 1000)
+          : Math.max(retryAfterMs ?? 0, backoffDelay(policy, attempt));
+      await pause(sleep, delay, signal);
+    }
+  }
+
+  function send(
+    request: NotifyRequestInput,
+    sendOptions: SendOptions = {},
+  ): Promise<NotificationSent | RequestCreated> {
+    return call({
+      method: 'POST',
+      path: '/api/notify',
+      headers: {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        'x-api-key': options.apiKey,
+        'idempotency-key': sendOptions.idempotencyKey ?? randomUUID(),
+      },
+      body: JSON.stringify(request),
+      signal: sendOptions.signal,
+      retryable: sendRetryable,
+    });
+  }
+
+  function status(requestId: string, statusOptions: StatusOptions = {}): Promise<RequestStatus> {
+    return call({
+      method: 'GET',
+      path: `/api/notify/status/${encodeURIComponent(requestId)}`,
+      headers: { accept: 'application/json', 'x-api-key': options.apiKey },
+      signal: statusOptions.signal,
+      retryable: statusRetryable,
+    });
+  }
+
+  async function waitForCompletion(requestId: string, waitOptions: WaitOptions = {}): Promise<RequestStatus> {
+    const { timeoutMs, signal } = waitOptions;
+    const maxIntervalMs = Math.max(0, waitOptions.maxIntervalMs ?? 30_000);
+    let interval = Math.min(Math.max(0, waitOptions.initialIntervalMs ?? 1000), maxIntervalMs);
+    signal?.throwIfAborted();
+
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forwardAbort, { once: true });
+    let timedOut = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error('timeout'));
+          }, timeoutMs);
+    let last: RequestStatus | undefined;
+    try {
+      for (;;) {
+        last = await status(requestId, { signal: controller.signal });
+        if (last.status === 'finished') return last;
+        await pause(sleep, interval, controller.signal);
+        interval = Math.min(interval * 2, maxIntervalMs);
+      }
+    } catch (error) {
+      if (timedOut && !signal?.aborted) throw new NotifyTimeoutError(requestId, timeoutMs ?? 0, last);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forwardAbort);
+    }
+  }
+
+  return { send: send as NotifyClient['send'], status, waitForCompletion };
+}
