@@ -2,14 +2,21 @@ import {
   asyncScheduler,
   catchError,
   concatMap,
-  debounceTime,
   defer,
   EMPTY,
+  filter,
+  finalize,
+  firstValueFrom,
+  type GroupedObservable,
   groupBy,
+  map,
+  merge,
   mergeMap,
   type SchedulerLike,
   Subject,
+  switchMap,
   tap,
+  timer,
 } from 'rxjs';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
@@ -62,11 +69,29 @@ interface Envelope {
  * concurrent clicks and timeouts on several instances cannot both win.
  */
 export function createRequestMachine(options: RequestMachineOptions): RequestMachine {
-  const { requests, runCommands, scheduler = asyncScheduler, idleMs = 30_000, maxAttempts = 16 } = options;
+  const { requests, runCommands, scheduler = asyncScheduler, idleMs = 30_000, maxAttempts = 100 } = options;
   const events$ = new Subject<Envelope>();
+  /** Events dispatched and not yet settled, per request: a queue closes only once it is empty. */
+  const pending = new Map<string, number>();
+  const drained$ = new Subject<string>();
+
+  const settle = (requestId: string) => {
+    const left = (pending.get(requestId) ?? 1) - 1;
+    if (left > 0) {
+      pending.set(requestId, left);
+      return;
+    }
+    pending.delete(requestId);
+    drained$.next(requestId);
+  };
+
+  /** A short random pause after losing a write, so that instances racing on one request spread out. */
+  const backoff = (attempt: number) =>
+    firstValueFrom(timer(Math.random() * Math.min(2 ** attempt, 25), scheduler));
 
   async function apply(event: RequestEvent): Promise<DispatchResult> {
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+      if (attempt > 0) await backoff(attempt);
       const current = await requests.getRequest(event.requestId);
       if (!current) return { outcome: 'not-found', request: null };
       const result = transition(current, event);
@@ -86,11 +111,19 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   }
 
+  /** Ends a request's queue after `idleMs` with nothing queued; a new event in the meantime keeps it. */
+  const idle = (group: GroupedObservable<string, Envelope>) =>
+    merge(
+      group.pipe(map(() => false)),
+      drained$.pipe(
+        filter((requestId) => requestId === group.key),
+        map(() => true),
+      ),
+    ).pipe(switchMap((drained) => (drained ? timer(idleMs, scheduler) : EMPTY)));
+
   const subscription = events$
     .pipe(
-      groupBy((envelope) => envelope.event.requestId, {
-        duration: (group) => group.pipe(debounceTime(idleMs, scheduler)),
-      }),
+      groupBy((envelope) => envelope.event.requestId, { duration: idle }),
       mergeMap((group) =>
         group.pipe(
           concatMap((envelope) =>
@@ -100,6 +133,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
                 envelope.reject(error);
                 return EMPTY;
               }),
+              finalize(() => settle(envelope.event.requestId)),
             ),
           ),
         ),
@@ -110,8 +144,12 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   return {
     dispatch: (event) =>
       new Promise<DispatchResult>((resolve, reject) => {
-        if (subscription.closed) reject(new NotifyError('unavailable', 'The service is shutting down'));
-        else events$.next({ event, resolve, reject });
+        if (subscription.closed) {
+          reject(new NotifyError('unavailable', 'The service is shutting down'));
+          return;
+        }
+        pending.set(event.requestId, (pending.get(event.requestId) ?? 0) + 1);
+        events$.next({ event, resolve, reject });
       }),
     close: () => subscription.unsubscribe(),
   };

@@ -56,7 +56,16 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
     respondedAt: event.at,
   });
   if (state.mode === 'onUserAction' && recipients.every((r) => r.value !== null)) {
-    return { ...finish(state, recipients, event.at, [recipient.key]), outcome: 'accepted' };
+    // Every copy changes: each recipient's footer now says the request is closed.
+    return {
+      ...finish(
+        state,
+        recipients,
+        event.at,
+        recipients.map((r) => r.key),
+      ),
+      outcome: 'accepted',
+    };
   }
   return {
     state: { ...state, version: state.version + 1, recipients },

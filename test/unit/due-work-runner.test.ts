@@ -1,0 +1,323 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryDueWorkStore } from '../../adapters/storage/memory/index.js';
+import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
+import {
+  createDueWorkRunner,
+  type DueWorkHandler,
+  type DueWorkRunner,
+  type DueWorkRunnerOptions,
+} from '../../core/due-work/due-work-runner.js';
+import type { DueWorkStore } from '../../core/ports/due-work-store.js';
+import type { LogFields, Logger } from '../../core/ports/logger.js';
+import { countingScheduler, virtualTime } from '../support/virtual-time.js';
+
+const start = Date.parse('2026-03-01T10:00:00.000Z');
+
+const item = (n: number, runAt: number, kind: DueItem['kind'] = 'timeout'): DueItem => ({
+  id: `${kind}:req_${String(n).padStart(24, '0')}`,
+  kind,
+  requestId: `req_${String(n).padStart(24, '0')}`,
+  runAt,
+  attempt: 0,
+});
+
+interface Run {
+  id: string;
+  runAt: number;
+  attempt: number;
+  at: number;
+}
+
+function recordingLogger() {
+  const errors: { message: string; fields: LogFields | undefined }[] = [];
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    warn() {},
+    error(message, fields) {
+      errors.push({ message, fields });
+    },
+  };
+  return { logger, errors };
+}
+
+const runners: DueWorkRunner[] = [];
+afterEach(async () => {
+  for (const runner of runners.splice(0)) await runner.stop();
+});
+
+/** A runner over a memory store in virtual time; every handler call is recorded. */
+function setup(
+  options: {
+    timeout?: DueWorkHandler;
+    callback?: DueWorkHandler;
+    store?: DueWorkStore;
+  } & Partial<Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize'>> = {},
+) {
+  const vt = virtualTime(start);
+  const memory = memoryDueWorkStore();
+  const store = options.store ?? memory;
+  const runs: Run[] = [];
+  const { logger, errors } = recordingLogger();
+  let maxActions = 0;
+  const scheduler = countingScheduler(vt.scheduler, () => {
+    maxActions = Math.max(maxActions, vt.scheduler.actions.length);
+  });
+  const record =
+    (handler: DueWorkHandler | undefined): DueWorkHandler =>
+    async (claimed: ClaimedDueItem) => {
+      runs.push({ id: claimed.id, runAt: claimed.runAt, attempt: claimed.attempt, at: vt.clock.now() });
+      return handler ? handler(claimed) : { done: true };
+    };
+  const runner = createDueWorkRunner({
+    store,
+    clock: vt.clock,
+    logger,
+    scheduler,
+    handlers: { timeout: record(options.timeout), callback: record(options.callback) },
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+  });
+  runners.push(runner);
+  return { vt, memory, runner, runs, errors, scheduler, maxActions: () => maxActions };
+}
+
+describe('due-work runner', () => {
+  it('holds one timer however many items are pending, and runs them in runAt order, each on time', async () => {
+    const { vt, memory, runner, runs, scheduler, maxActions } = setup({ pollMs: 60_000 });
+    const count = 10_000;
+    // Distinct runAts from start+1s to start+11s, enqueued in a scrambled order (7919 is prime to 10,000).
+    const items = Array.from({ length: count }, (_, i) => item(i, start + 1_000 + ((i * 7_919) % count)));
+    await memory.enqueue(items);
+
+    runner.start();
+    expect(vt.scheduler.actions).toHaveLength(1);
+    await vt.advanceTo(start + 500);
+    expect(runs).toEqual([]);
+    expect(vt.scheduler.actions).toHaveLength(1);
+
+    await vt.advanceTo(start + 1_000 + count);
+    expect(runs).toHaveLength(count);
+    expect(runs.map((r) => r.runAt)).toEqual(Array.from({ length: count }, (_, i) => start + 1_000 + i));
+    // Nothing ran early or late: each item at exactly its runAt.
+    expect(runs.every((r) => r.at === r.runAt)).toBe(true);
+    expect(maxActions()).toBe(1);
+    expect(vt.scheduler.actions).toHaveLength(1);
+    // One schedule per wake-up (plus the start), not one per item.
+    expect(scheduler.scheduled).toBeLessThanOrEqual(count + 2);
+    expect(await memory.nextRunAt()).toBeNull();
+  });
+
+  it('holds one timer when 10,000 items fall due at once, running them all in one wake-up', async () => {
+    const { vt, memory, runner, runs, scheduler, maxActions } = setup({ pollMs: 60_000, batchSize: 100 });
+    await memory.enqueue(Array.from({ length: 10_000 }, (_, i) => item(i, start + 5_000)));
+    runner.start();
+    await vt.advanceTo(start + 5_000);
+
+    expect(runs).toHaveLength(10_000);
+    expect(runs.every((r) => r.at === start + 5_000)).toBe(true);
+    // Equal runAts come out in the order they were enqueued.
+    expect(runs.map((r) => r.id)).toEqual(Array.from({ length: 10_000 }, (_, i) => item(i, 0).id));
+    expect(maxActions()).toBe(1);
+    // start, the wake-up at start+5s (nothing was due before), and the re-arm after it.
+    expect(scheduler.scheduled).toBe(3);
+  });
+
+  it('runs nothing before its runAt, even when polling', async () => {
+    const { vt, memory, runner, runs } = setup({ pollMs: 1_000 });
+    await memory.enqueue([item(1, start + 5_500), item(2, start + 5_499, 'callback')]);
+    runner.start();
+
+    await vt.advanceTo(start + 5_498);
+    expect(runs).toEqual([]);
+    await vt.advanceTo(start + 5_499);
+    expect(runs).toEqual([
+      { id: item(2, 0, 'callback').id, runAt: start + 5_499, attempt: 0, at: start + 5_499 },
+    ]);
+    await vt.advanceTo(start + 5_500);
+    expect(runs.map((r) => [r.id, r.at])).toEqual([
+      [item(2, 0, 'callback').id, start + 5_499],
+      [item(1, 0).id, start + 5_500],
+    ]);
+  });
+
+  it('sleeps at most pollMs, so work enqueued elsewhere is found without a poke', async () => {
+    const { vt, memory, runner, runs } = setup({ pollMs: 1_000 });
+    await memory.enqueue([item(9, start + 3_600_000)]); // the next known item is an hour away
+    runner.start();
+    await vt.advanceTo(start + 100);
+    await memory.enqueue([item(1, start + 200)]); // another instance wrote it: nobody pokes
+    await vt.advanceTo(start + 999);
+    expect(runs).toEqual([]);
+    await vt.advanceTo(start + 1_000);
+    expect(runs.map((r) => r.at)).toEqual([start + 1_000]);
+  });
+
+  it('poke() re-arms the timer at once, replacing the sleeping one', async () => {
+    const { vt, memory, runner, runs, maxActions } = setup({ pollMs: 60_000 });
+    runner.poke(); // before start: nothing
+    expect(vt.scheduler.actions).toHaveLength(0);
+    runner.start();
+    await vt.settle();
+    expect(vt.scheduler.actions).toHaveLength(1);
+    expect(vt.scheduler.actions[0]?.delay).toBe(start + 60_000);
+
+    await vt.advanceTo(start + 10);
+    await memory.enqueue([item(1, start + 10)]);
+    await vt.settle();
+    expect(runs).toEqual([]); // still asleep until the poll
+
+    runner.poke();
+    expect(vt.scheduler.actions).toHaveLength(1);
+    await vt.settle();
+    expect(runs.map((r) => r.at)).toEqual([start + 10]);
+    expect(maxActions()).toBe(1);
+  });
+
+  it('re-runs the item of a handler that threw once its lease ends, and logs the failure', async () => {
+    let calls = 0;
+    const { vt, memory, runner, runs, errors } = setup({
+      pollMs: 1_000,
+      leaseMs: 10_000,
+      async timeout() {
+        calls += 1;
+        if (calls === 1) throw new Error('boom');
+        return { done: true };
+      },
+    });
+    await memory.enqueue([item(1, start + 100)]);
+    runner.start();
+
+    await vt.advanceTo(start + 100);
+    expect(runs.map((r) => [r.at, r.attempt])).toEqual([[start + 100, 0]]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toContain('due work failed');
+    expect(errors[0]?.fields).toMatchObject({ kind: 'timeout', requestId: item(1, 0).requestId, attempt: 0 });
+    expect(String(errors[0]?.fields?.error)).toContain('boom');
+    expect(await memory.nextRunAt()).toBe(start + 100 + 10_000);
+
+    await vt.advanceTo(start + 100 + 9_999);
+    expect(runs).toHaveLength(1);
+    await vt.advanceTo(start + 100 + 10_000);
+    // Same attempt: a crash is not a reschedule.
+    expect(runs.map((r) => [r.at, r.attempt])).toEqual([
+      [start + 100, 0],
+      [start + 10_100, 0],
+    ]);
+    expect(await memory.nextRunAt()).toBeNull();
+  });
+
+  it('reschedules on {done:false, retryAt} with attempt + 1', async () => {
+    const { vt, memory, runner, runs } = setup({
+      pollMs: 60_000,
+      async callback(claimed) {
+        return claimed.attempt < 2 ? { done: false, retryAt: vt.clock.now() + 5_000 } : { done: true };
+      },
+    });
+    await memory.enqueue([item(7, start + 100, 'callback')]);
+    runner.start();
+
+    await vt.advanceTo(start + 100);
+    expect(await memory.nextRunAt()).toBe(start + 5_100);
+    await vt.advanceTo(start + 5_099);
+    expect(runs).toHaveLength(1);
+    await vt.advanceTo(start + 20_000);
+    expect(runs).toEqual([
+      { id: item(7, 0, 'callback').id, runAt: start + 100, attempt: 0, at: start + 100 },
+      { id: item(7, 0, 'callback').id, runAt: start + 5_100, attempt: 1, at: start + 5_100 },
+      { id: item(7, 0, 'callback').id, runAt: start + 10_100, attempt: 2, at: start + 10_100 },
+    ]);
+    expect(await memory.nextRunAt()).toBeNull();
+  });
+
+  it('drain() runs everything due now, across batches, and answers the count', async () => {
+    const { vt, memory, runner, runs } = setup({ batchSize: 2 });
+    await memory.enqueue([
+      item(1, start - 10),
+      item(2, start),
+      item(3, start - 5, 'callback'),
+      item(4, start + 1),
+      item(5, start - 1),
+      item(6, start + 60_000, 'callback'),
+    ]);
+
+    expect(await runner.drain()).toBe(4);
+    expect(runs.map((r) => r.runAt)).toEqual([start - 10, start - 5, start - 1, start]);
+    expect(await memory.nextRunAt()).toBe(start + 1);
+    expect(await runner.drain()).toBe(0);
+    // drain() does not start the timer.
+    expect(vt.scheduler.actions).toHaveLength(0);
+  });
+
+  it('drain() called while draining joins the running drain; each item runs once', async () => {
+    const { memory, runner, runs } = setup({ batchSize: 3 });
+    await memory.enqueue(Array.from({ length: 7 }, (_, i) => item(i, start - i)));
+    const [a, b] = await Promise.all([runner.drain(), runner.drain()]);
+    expect(a).toBe(7);
+    expect(b).toBe(7);
+    expect(runs).toHaveLength(7);
+    expect(new Set(runs.map((r) => r.id)).size).toBe(7);
+  });
+
+  it('stop() cancels the timer and waits for the items being run', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { vt, memory, runner, runs } = setup({
+      pollMs: 1_000,
+      async timeout(claimed) {
+        if (claimed.requestId === item(1, 0).requestId) await gate;
+        return { done: true };
+      },
+    });
+    await memory.enqueue([item(1, start + 1_000), item(2, start + 2_000)]);
+    runner.start();
+    await vt.advanceTo(start + 1_000);
+    expect(runs).toHaveLength(1);
+
+    let stopped = false;
+    const stopping = runner.stop().then(() => {
+      stopped = true;
+    });
+    expect(vt.scheduler.actions).toHaveLength(0);
+    await vt.settle();
+    expect(stopped).toBe(false); // item 1 is still running
+    release();
+    await stopping;
+    expect(stopped).toBe(true);
+
+    await vt.advanceTo(start + 10_000);
+    runner.poke();
+    await vt.advanceTo(start + 20_000);
+    expect(runs.map((r) => r.id)).toEqual([item(1, 0).id]);
+    expect(vt.scheduler.actions).toHaveLength(0);
+    expect(await memory.nextRunAt()).toBe(start + 2_000);
+  });
+
+  it('keeps going when the store is unreachable: logs and tries again after pollMs', async () => {
+    const memory = memoryDueWorkStore();
+    let failures = 1;
+    const flaky: DueWorkStore = {
+      ...memory,
+      async claim(now, limit, leaseMs) {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('connection refused');
+        }
+        return memory.claim(now, limit, leaseMs);
+      },
+    };
+    const { vt, runner, runs, errors } = setup({ store: flaky, pollMs: 1_000 });
+    await memory.enqueue([item(1, start)]);
+    runner.start();
+    await vt.settle();
+    expect(runs).toEqual([]);
+    expect(errors.map((e) => e.message)).toEqual(['due work store unreachable; trying again']);
+    await vt.advanceTo(start + 999);
+    expect(runs).toEqual([]);
+    await vt.advanceTo(start + 1_000);
+    expect(runs.map((r) => r.at)).toEqual([start + 1_000]);
+  });
+});
