@@ -1,11 +1,11 @@
 import { once } from 'node:events';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Koa from 'koa';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { type Notifier, createNotifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import type { RateLimitSettings } from '../../core/rate-limit/settings.js';
 import { notifyRouter } from '../../hosts/express/index.js';
@@ -76,7 +76,9 @@ export async function startTestHost(kind: HostKind, options: TestHostOptions = {
   });
   await notifier.seed(testSeed);
   const mount = options.mount ?? '/chat';
-  const server: Server = createServer(kind === 'express' ? expressApp(notifier, mount) : koaApp(notifier, mount));
+  const server: Server = createServer(
+    kind === 'express' ? expressApp(notifier, mount) : koaApp(notifier, mount),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,125 @@
+import { once } from 'node:events';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Koa from 'koa';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { ChatTransport } from '../../core/ports/chat-transport.js';
+import { notifyRouter } from '../../hosts/express/index.js';
+import { notifyMiddleware } from '../../hosts/koa/index.js';
+import { type ManualClock, manualClock } from '../support/manual-clock.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+import type { HostKind } from './harness.js';
+
+/**
+ * Applications built here rather than with the harness: the harness's applications cannot put a body
+ * parser before the router, nor slow a delivery down on purpose.
+ */
+export interface CustomApp {
+  origin: string;
+  /** Where the API is mounted: `${origin}/chat`. */
+  baseUrl: string;
+  clock: ManualClock;
+  notifier: Notifier;
+  keys: typeof testKeys;
+  close(): Promise<void>;
+}
+
+/** How the application around the API is built. */
+export interface CustomAppOptions {
+  /** Mount a JSON body parser before the API (a mistake the hosts must report loudly). */
+  bodyParserFirst?: boolean;
+  /** Wraps the inbox transport (to slow deliveries down, for instance). */
+  wrapTransport?: (transport: ChatTransport) => ChatTransport;
+}
+
+/** A minimal Koa body parser: reads the whole body and sets `ctx.request.body`. */
+const koaJsonParser: Koa.Middleware = async (ctx, next) => {
+  if (ctx.is('application/json')) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    try {
+      (ctx.request as { body?: unknown }).body = JSON.parse(text);
+    } catch {
+      (ctx.request as { body?: unknown }).body = text;
+    }
+  }
+  await next();
+};
+
+function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
+  const app = express();
+  if (options.bodyParserFirst) app.use(express.json());
+  app.use('/chat', notifyRouter(notifier));
+  // The application's own routes, one of them inside the API's mount point, with a parser after the API.
+  app.get('/chat/custom', (_req, res) => {
+    res.json({ custom: true });
+  });
+  app.post('/echo', express.json(), (req, res) => {
+    res.json({ echoed: req.body as unknown });
+  });
+  return app;
+}
+
+function koaApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
+  const app = new Koa();
+  if (options.bodyParserFirst) app.use(koaJsonParser);
+  app.use(notifyMiddleware(notifier, { prefix: '/chat' }));
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/chat/custom') {
+      ctx.body = { custom: true };
+      return;
+    }
+    await next();
+  });
+  app.use(koaJsonParser);
+  app.use(async (ctx) => {
+    if (ctx.method === 'POST' && ctx.path === '/echo') {
+      ctx.body = { echoed: (ctx.request as { body?: unknown }).body };
+    }
+  });
+  return app.callback();
+}
+
+/** Starts an application of the given kind with the API at `/chat`, on memory storage and the inbox. */
+export async function startCustomApp(kind: HostKind, options: CustomAppOptions = {}): Promise<CustomApp> {
+  const clock = manualClock();
+  const storage = memoryStorage({ clock });
+  const inbox = inboxTransport({ store: storage.inbox, clock });
+  const notifier = createNotifier({
+    storage,
+    transports: [options.wrapTransport ? options.wrapTransport(inbox) : inbox],
+    clock,
+  });
+  await notifier.seed(testSeed);
+  const listener = kind === 'express' ? expressApp(notifier, options) : koaApp(notifier, options);
+  const server: Server = createServer(listener);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/chat`,
+    clock,
+    notifier,
+    keys: testKeys,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await notifier.stop();
+    },
+  };
+}
+
+/** A promise with its resolver, to hold a delivery until the test lets it go. */
+export function gate(): { promise: Promise<void>; open(): void } {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
