@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotifyClientError, NotifyTimeoutError } from './errors.js';
-import { backoffDelay, pause, parseRetryAfter, type RetryPolicy, timerSleep } from './retry.js';
+import { backoffDelay, parseRetryAfter, pause, type RetryPolicy, timerSleep } from './retry.js';
 import type {
   ClientOptions,
   NotificationSent,
@@ -112,7 +112,8 @@ export function createClient(options: ClientOptions): NotifyClient {
 
       const failure = errorFromAnswer(response, text);
       if (!request.retryable.has(response.status) || attempt >= policy.maxAttempts) throw failure;
-      const retryAfterMs = failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
+      const retryAfterMs =
+        failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
       const delay =
         response.status === 429
           ? (retryAfterMs ?? defaultRateLimitWaitSeconds * 1000)

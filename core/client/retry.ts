@@ -7,11 +7,15 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-/** Waits on a timer; the timer is cleared when the signal aborts. */
+/** Waits on a timer; the timer is cleared when the signal aborts (then the promise never settles). */
 export const timerSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    const onAbort = () => clearTimeout(timer);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** Runs `sleep`, but rejects with the signal's reason as soon as it aborts. */
@@ -42,13 +46,18 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   if (value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text);
+  if (/^[+-]?\d/.test(text)) return undefined; // a malformed number, not an HTTP date
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 /** "Full jitter" backoff after failed attempt number `attempt` (1-based): random in [0, min(max, base·2^(attempt-1))). */
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.floor(random() * cap);
 }

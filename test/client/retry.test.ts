@@ -1,0 +1,367 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  createClient,
+  type NotificationSent,
+  NotifyClientError,
+  type NotifyRequestInput,
+  NotifyTimeoutError,
+  type RequestCreated,
+  type RequestStatus,
+} from '../../core/client/index.js';
+import { parseRetryAfter } from '../../core/client/retry.js';
+
+interface Seen {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string | undefined;
+}
+
+type Step = Response | Error | (() => Response);
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+const error = (status: number, details: string, headers: Record<string, string> = {}) =>
+  json(status, { status: 'error', details }, headers);
+const sent = () => json(200, { status: 'ok', notification_id: 'notif_AbCdEfGhIjKlMnOpQrStUvWx' });
+const networkError = () => new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+
+/** A client whose fetch plays `steps` in order and whose sleep only records. */
+function scripted(
+  steps: Step[],
+  retry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number },
+) {
+  const seen: Seen[] = [];
+  const delays: number[] = [];
+  const fakeFetch: typeof fetch = async (input, init) => {
+    seen.push({
+      url: String(input),
+      method: init?.method ?? 'GET',
+      headers: new Headers(init?.headers),
+      body: typeof init?.body === 'string' ? init.body : undefined,
+    });
+    const step = steps.shift();
+    if (step === undefined) throw new Error('no more scripted answers');
+    if (step instanceof Error) throw step;
+    return typeof step === 'function' ? step() : step;
+  };
+  const client = createClient({
+    baseUrl: 'https://notify.example.test/base/',
+    apiKey: 'cnk_test',
+    fetch: fakeFetch,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    ...(retry ? { retry } : {}),
+  });
+  return { client, seen, delays };
+}
+
+const plain = { user_emails: ['bob@acme.test'], message: 'hello' };
+
+describe('the client against a scripted fetch', () => {
+  it('posts the request with the key, JSON and a fresh Idempotency-Key per logical send', async () => {
+    const { client, seen } = scripted([sent(), sent()]);
+    await client.send(plain);
+    await client.send(plain);
+    expect(seen[0]?.url).toBe('https://notify.example.test/base/api/notify');
+    expect(seen[0]?.method).toBe('POST');
+    expect(seen[0]?.headers.get('x-api-key')).toBe('cnk_test');
+    expect(seen[0]?.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual(plain);
+    const keys = seen.map((s) => s.headers.get('idempotency-key'));
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+
+  it('uses the caller’s Idempotency-Key', async () => {
+    const { client, seen } = scripted([sent()]);
+    await client.send(plain, { idempotencyKey: 'deploy-42' });
+    expect(seen[0]?.headers.get('idempotency-key')).toBe('deploy-42');
+  });
+
+  it('retries network errors, 409 and 5xx with the same key and full-jitter backoff', async () => {
+    const { client, seen, delays } = scripted(
+      [
+        networkError(),
+        error(500, 'boom'),
+        error(409, 'busy', { 'retry-after': '1' }),
+        error(503, 'down'),
+        sent(),
+      ],
+      { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300 },
+    );
+    const result = await client.send(plain);
+    expect(result.notification_id).toBe('notif_AbCdEfGhIjKlMnOpQrStUvWx');
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen.map((s) => s.headers.get('idempotency-key'))).size).toBe(1);
+    expect(delays).toHaveLength(4);
+    expect(delays[0]).toBeGreaterThanOrEqual(0);
+    expect(delays[0]).toBeLessThan(100); // cap 100
+    expect(delays[1]).toBeLessThan(200); // cap 200
+    expect(delays[2]).toBeGreaterThanOrEqual(1000); // Retry-After: 1 wins over the jitter
+    expect(delays[3]).toBeLessThan(300); // cap min(400, maxDelayMs 300)
+  });
+
+  for (const status of [502, 504]) {
+    it(`retries ${status}`, async () => {
+      const { client, seen } = scripted([error(status, 'gateway'), sent()]);
+      await client.send(plain);
+      expect(seen).toHaveLength(2);
+    });
+  }
+
+  it('waits Retry-After (or 1 s) on 429, and honours an HTTP-date Retry-After on 503', async () => {
+    const inFive = new Date(Date.now() + 5000).toUTCString();
+    const { client, delays } = scripted([
+      error(429, 'Per-key rate limit exceeded (10 burst / 2 per second)', { 'retry-after': '2' }),
+      error(429, 'limited'),
+      error(503, 'unavailable', { 'retry-after': inFive }),
+      sent(),
+    ]);
+    await client.send(plain);
+    expect(delays[0]).toBe(2000);
+    expect(delays[1]).toBe(1000);
+    expect(delays[2]).toBeGreaterThanOrEqual(4000);
+    expect(delays[2]).toBeLessThanOrEqual(6000);
+  });
+
+  it('gives up after maxAttempts with the last error', async () => {
+    const { client, seen, delays } = scripted(
+      [error(502, 'a'), error(502, 'b'), error(503, 'still down', { 'retry-after': '3' })],
+      { maxAttempts: 3 },
+    );
+    const failure = await client.send(plain).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(NotifyClientError);
+    expect(failure).toMatchObject({ status: 503, details: 'still down', retryAfterSeconds: 3 });
+    expect(seen).toHaveLength(3);
+    expect(delays).toHaveLength(2);
+  });
+
+  it('reports a network failure with status 0 and the cause', async () => {
+    const cause = networkError();
+    const { client } = scripted([cause], { maxAttempts: 1 });
+    const failure = await client.send(plain).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(NotifyClientError);
+    expect(failure).toMatchObject({ status: 0, cause });
+    expect((failure as NotifyClientError).details).toMatch(/^Network error: fetch failed \(ECONNRESET\)/);
+  });
+
+  for (const [status, details] of [
+    [400, 'message: must not be blank'],
+    [401, 'Invalid API key'],
+    [413, 'Body larger than 64 KiB'],
+    [422, 'Unknown user emails: x@acme.test'],
+  ] as const) {
+    it(`does not retry ${status}`, async () => {
+      const { client, seen } = scripted([error(status, details), sent()]);
+      await expect(client.send(plain)).rejects.toMatchObject({ status, details });
+      expect(seen).toHaveLength(1);
+    });
+  }
+
+  it('describes an error answer that is not JSON', async () => {
+    const { client } = scripted(
+      [new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })],
+      { maxAttempts: 1 },
+    );
+    await expect(client.send(plain)).rejects.toMatchObject({ status: 502, details: 'HTTP 502 Bad Gateway' });
+  });
+
+  it('reads a status with GET and no Idempotency-Key, retrying 429 and 5xx but not 404', async () => {
+    const body: RequestStatus = { status: 'pending', responses: [] };
+    const ok = scripted([error(429, 'limited', { 'retry-after': '1' }), error(500, 'oops'), json(200, body)]);
+    expect(await ok.client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')).toEqual(body);
+    expect(ok.seen.map((s) => s.method)).toEqual(['GET', 'GET', 'GET']);
+    expect(ok.seen[0]?.url).toBe(
+      'https://notify.example.test/base/api/notify/status/req_AbCdEfGhIjKlMnOpQrStUvWx',
+    );
+    expect(ok.seen[0]?.headers.get('idempotency-key')).toBeNull();
+    expect(ok.delays[0]).toBe(1000);
+
+    const missing = scripted([error(404, 'Request not found'), json(200, body)]);
+    await expect(missing.client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')).rejects.toMatchObject({
+      status: 404,
+      details: 'Request not found',
+    });
+    expect(missing.seen).toHaveLength(1);
+
+    const conflict = scripted([error(409, 'odd'), json(200, body)]);
+    await expect(conflict.client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')).rejects.toMatchObject({
+      status: 409,
+    });
+  });
+
+  it('stops waiting and rejects with the abort reason when the signal aborts', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async () => {
+        calls += 1;
+        return error(503, 'down');
+      },
+      sleep: () => new Promise(() => {}), // never ends by itself
+    });
+    const pending = client.send(plain, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(calls).toBe(1);
+    await expect(client.status('req_x', { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+  });
+
+  it('types send by the shape of the request', () => {
+    const { client } = scripted([]);
+    const interactive = {
+      user_emails: ['bob@acme.test'],
+      message: 'Approve?',
+      response_request: {
+        options: [
+          { text: 'Yes', value: 'yes' },
+          { text: 'No', value: 'no' },
+        ],
+        timeout_minutes: 5,
+      },
+    };
+    // Type-level only: the functions are never called.
+    expectTypeOf(() => client.send(interactive)).returns.resolves.toEqualTypeOf<RequestCreated>();
+    expectTypeOf(() => client.send(plain)).returns.resolves.toEqualTypeOf<NotificationSent>();
+    const either: NotifyRequestInput = plain;
+    expectTypeOf(() => client.send(either)).returns.resolves.toEqualTypeOf<
+      NotificationSent | RequestCreated
+    >();
+  });
+});
+
+describe('waitForCompletion against a scripted fetch', () => {
+  const pending: RequestStatus = { status: 'pending', responses: [] };
+  const finished: RequestStatus = {
+    status: 'finished',
+    responses: [
+      {
+        user_email: 'bob@acme.test',
+        option_value: 'yes',
+        timestamp: '2025-01-01T00:00:00.000Z',
+        expired: false,
+      },
+    ],
+  };
+
+  it('polls with a doubling interval, capped, until finished', async () => {
+    const { client, seen, delays } = scripted([
+      json(200, pending),
+      json(200, pending),
+      json(200, pending),
+      json(200, pending),
+      json(200, pending),
+      json(200, finished),
+    ]);
+    const result = await client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', {
+      initialIntervalMs: 100,
+      maxIntervalMs: 500,
+    });
+    expect(result).toEqual(finished);
+    expect(seen).toHaveLength(6);
+    expect(delays).toEqual([100, 200, 400, 500, 500]);
+  });
+
+  it('defaults to 1 s growing to 30 s', async () => {
+    const steps = Array.from({ length: 8 }, () => json(200, pending));
+    const { client, delays } = scripted([...steps, json(200, finished)]);
+    await client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx');
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  });
+
+  it('polls many times with the default timer without leaking abort listeners', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      let calls = 0;
+      const client = createClient({
+        baseUrl: 'https://notify.example.test',
+        apiKey: 'cnk_test',
+        fetch: async () => {
+          calls += 1;
+          return json(200, calls < 25 ? pending : finished);
+        },
+      });
+      const result = await client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', {
+        initialIntervalMs: 1,
+        maxIntervalMs: 1,
+        timeoutMs: 5000,
+        signal: new AbortController().signal,
+      });
+      expect(result).toEqual(finished);
+      expect(calls).toBe(25);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(warnings.map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('rejects with a NotifyTimeoutError carrying the last status after timeoutMs', async () => {
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async () => json(200, pending),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    const started = Date.now();
+    const failure = await client
+      .waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', { initialIntervalMs: 20, timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(failure).toBeInstanceOf(NotifyTimeoutError);
+    expect(failure).toBeInstanceOf(NotifyClientError);
+    expect(failure).toMatchObject({
+      status: 0,
+      requestId: 'req_AbCdEfGhIjKlMnOpQrStUvWx',
+      timeoutMs: 150,
+      lastStatus: pending,
+    });
+  });
+
+  it('rejects with the abort reason when the signal aborts, and fails fast on a 404', async () => {
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async () => json(200, pending),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    const controller = new AbortController();
+    const waiting = client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', {
+      initialIntervalMs: 20,
+      timeoutMs: 5000,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error('no longer needed')), 60);
+    await expect(waiting).rejects.toThrow('no longer needed');
+
+    const { client: missing } = scripted([error(404, 'Request not found')]);
+    await expect(missing.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx')).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP dates', () => {
+    const now = Date.parse('2025-01-01T00:00:00.000Z');
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter('1', now)).toBe(1);
+    expect(parseRetryAfter(' 120 ', now)).toBe(120);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-1', now)).toBeUndefined();
+  });
+});
