@@ -1,6 +1,7 @@
 // In an application of your own, import from the package instead:
 //   import { createNotifier } from 'chat-notify'; import { notifyRouter } from 'chat-notify/express'; ...
 import express, { type Express } from 'express';
+import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
@@ -10,7 +11,11 @@ import { demoSeed } from '../standalone/demo-seed.js';
 /** An existing Express application that gains the notification API under `/notifications`. */
 export async function createExpressApp(): Promise<{ app: Express; notifier: Notifier }> {
   const storage = memoryStorage();
-  const notifier = createNotifier({ storage, transports: [inboxTransport({ store: storage.inbox })] });
+  const notifier = createNotifier({
+    storage,
+    transports: [inboxTransport({ store: storage.inbox })],
+    callbacks: httpCallbacks(),
+  });
   await notifier.seed(demoSeed);
 
   const app = express();

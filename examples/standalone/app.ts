@@ -2,15 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
-import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { errorResponse } from '../../core/http/responses.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { Logger } from '../../core/ports/logger.js';
-import type { StoragePorts } from '../../core/ports/storage.js';
 import { notifyRouter } from '../../hosts/express/index.js';
 import type { StandaloneConfig } from './config.js';
 import { demoSeed } from './demo-seed.js';
+import { openStorage } from './open-storage.js';
 
 /** A running standalone service. */
 export interface Standalone {
@@ -21,11 +21,6 @@ export interface Standalone {
   close(): Promise<void>;
 }
 
-function openStorage(config: StandaloneConfig): StoragePorts {
-  if (config.NOTIFY_STORAGE === 'memory') return memoryStorage();
-  throw new Error(`NOTIFY_STORAGE=${config.NOTIFY_STORAGE} is not supported; use "memory"`);
-}
-
 async function loadSeed(path: string | undefined): Promise<unknown> {
   if (path === undefined) return demoSeed;
   return JSON.parse(await readFile(path, 'utf8'));
@@ -33,10 +28,21 @@ async function loadSeed(path: string | undefined): Promise<unknown> {
 
 /** Starts the service: memory storage and the local inbox by default, the API and the inbox at the root. */
 export async function startStandalone(config: StandaloneConfig, logger: Logger): Promise<Standalone> {
-  const storage = openStorage(config);
+  const opened = await openStorage(config.NOTIFY_STORAGE, {
+    redisPrefix: config.NOTIFY_REDIS_PREFIX,
+    logger,
+  });
+  const { storage } = opened;
+  const allowInsecure = config.NOTIFY_ALLOW_INSECURE_CALLBACKS;
+  if (allowInsecure) {
+    logger.warn(
+      'NOTIFY_ALLOW_INSECURE_CALLBACKS is on: callbacks may go to http: and to loopback or private addresses. Never use this in production.',
+    );
+  }
   const notifier = createNotifier({
     storage,
     transports: [inboxTransport({ store: storage.inbox })],
+    callbacks: httpCallbacks({ allowInsecure }),
     logger,
   });
   await notifier.seed(await loadSeed(config.NOTIFY_SEED));
@@ -68,6 +74,7 @@ export async function startStandalone(config: StandaloneConfig, logger: Logger):
         server.closeIdleConnections();
       });
       await notifier.stop();
+      await opened.close();
     },
   };
 }

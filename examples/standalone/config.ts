@@ -5,7 +5,12 @@ const environmentSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   NOTIFY_STORAGE: z.string().default('memory'),
   NOTIFY_SEED: z.string().optional(),
+  NOTIFY_REDIS_PREFIX: z.string().min(1).default('chat-notify:'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  NOTIFY_ALLOW_INSECURE_CALLBACKS: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('0')
+    .transform((value) => value === '1' || value === 'true'),
 });
 
 /** The standalone host's settings, read from the environment (DECISIONS §9). */

@@ -2,6 +2,7 @@ import { startStandalone } from './app.js';
 import { readConfig } from './config.js';
 import { demoApiKey } from './demo-seed.js';
 import { jsonLogger } from './json-logger.js';
+import { redactUrl } from './open-storage.js';
 
 const config = readConfig(process.env);
 const logger = jsonLogger(config.LOG_LEVEL);
@@ -13,7 +14,7 @@ try {
   const base = `http://localhost:${service.port}`;
   logger.info('listening', {
     port: service.port,
-    storage: config.NOTIFY_STORAGE,
+    storage: redactUrl(config.NOTIFY_STORAGE),
     api: `${base}/api/notify`,
     inbox: `${base}/inbox`,
     openapi: `${base}/openapi.json`,

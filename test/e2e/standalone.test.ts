@@ -1,42 +1,21 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  lines: Record<string, unknown>[];
-}
+import { startReceiver } from '../support/callback-receiver.js';
+import { startStandaloneProcess } from '../support/standalone-process.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-/** Starts the standalone host as `npm start` does, on a free port, and waits for its "listening" line. */
-async function start(environment: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/standalone/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...environment },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const lines: Record<string, unknown>[] = [];
-  const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
-    reader.on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      lines.push(entry);
-      if (entry.message === 'listening') resolve(entry);
-      if (entry.message === 'could not start') reject(new Error(String(entry.error)));
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-  });
-  const entry = await listening;
-  return { child, base: `http://127.0.0.1:${entry.port}`, lines };
+async function start(environment: Record<string, string> = {}) {
+  const running = await startStandaloneProcess(environment);
+  children.push(running.child);
+  return running;
 }
 
 const json = { 'content-type': 'application/json' };
@@ -150,5 +129,61 @@ describe('the standalone host', () => {
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, JSON.stringify({ organizations: [{ id: 'x' }] }));
     await expect(start({ NOTIFY_SEED: seedPath })).rejects.toThrow(/Invalid seed/);
+  });
+
+  it('delivers callbacks to local http targets only with NOTIFY_ALLOW_INSECURE_CALLBACKS=1, and warns at start-up', async () => {
+    const receiver = await startReceiver();
+    const body = (url: string) =>
+      JSON.stringify({
+        user_emails: ['carol@acme.test'],
+        message: 'Shift tonight?',
+        response_request: {
+          options: [
+            { text: 'Yes', value: 'yes' },
+            { text: 'No', value: 'no' },
+          ],
+          timeout_minutes: 5,
+          callback_url: url,
+        },
+      });
+    const headers = { ...json, 'x-api-key': 'cnk_demo_alice_0000000000000000000000001' };
+
+    const strict = await start();
+    expect(strict.lines.some((l) => l.level === 'warn')).toBe(false);
+    const refused = await fetch(`${strict.base}/api/notify`, {
+      method: 'POST',
+      headers,
+      body: body(receiver.url()),
+    });
+    expect(refused.status).toBe(400);
+    strict.child.kill('SIGTERM');
+
+    const dev = await start({ NOTIFY_ALLOW_INSECURE_CALLBACKS: '1' });
+    expect(dev.lines.find((l) => l.level === 'warn')?.message).toMatch(
+      /NOTIFY_ALLOW_INSECURE_CALLBACKS is on/,
+    );
+    const sent = await fetch(`${dev.base}/api/notify`, {
+      method: 'POST',
+      headers,
+      body: body(receiver.url()),
+    });
+    const { request_id: requestId, callback_secret: secret } = (await sent.json()) as Record<string, string>;
+    expect(secret).toMatch(/^whsec_/);
+    const [message] = (await (
+      await fetch(`${dev.base}/inbox/api/messages?email=carol@acme.test`)
+    ).json()) as { id: string }[];
+    await fetch(`${dev.base}/inbox/api/messages/${message?.id}/click`, {
+      method: 'POST',
+      headers: json,
+      body: '{"value":"yes"}',
+    });
+    for (let i = 0; i < 50 && receiver.received.length === 0; i += 1)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received).toHaveLength(1);
+    expect(JSON.parse(receiver.received[0]?.body ?? '{}')).toMatchObject({
+      request_id: requestId,
+      status: 'finished',
+    });
+    await receiver.close();
   });
 });

@@ -1,0 +1,120 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { isNotifyError } from '../../core/errors.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+import { digestApiKey } from '../../core/security/api-key-format.js';
+import { type ManualClock, manualClock } from '../support/manual-clock.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+
+let clock: ManualClock;
+let storage: StoragePorts;
+let notifier: Notifier;
+let alice: { userId: string; admin: boolean };
+let bob: { userId: string; admin: boolean };
+
+const userId = async (email: string) => {
+  const [user] = await storage.directory.findUsersByEmail('acme', [email]);
+  if (!user) throw new Error(email);
+  return user.id;
+};
+
+beforeEach(async () => {
+  clock = manualClock();
+  storage = memoryStorage({ clock });
+  notifier = createNotifier({
+    storage,
+    clock,
+    transports: [inboxTransport({ store: storage.inbox, clock })],
+  });
+  await notifier.seed(testSeed);
+  alice = { userId: await userId('alice@acme.test'), admin: true };
+  bob = { userId: await userId('bob@acme.test'), admin: false };
+});
+
+describe('API keys (DECISIONS §8)', () => {
+  it('creates a cnk_ key of 40 base62 characters, shown once, stored only as its SHA-256 digest', async () => {
+    const { apiKey, key } = await notifier.apiKeys.create(bob, '  deploy bot  ');
+    expect(apiKey).toMatch(/^cnk_[A-Za-z0-9]{40}$/);
+    expect(key).toEqual({
+      id: expect.stringMatching(/^key_/),
+      label: 'deploy bot',
+      prefix: apiKey.slice(0, 12),
+      createdAt: new Date(clock.now()).toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
+      owner: { name: 'Bob Roe', email: 'bob@acme.test' },
+    });
+    const stored = await storage.directory.listApiKeys({ organizationId: 'acme', userId: bob.userId });
+    expect(JSON.stringify(stored)).not.toContain(apiKey);
+    expect(stored.map((k) => k.digest)).toContain(digestApiKey(apiKey));
+    expect((await notifier.authenticate(apiKey)).user.email).toBe('bob@acme.test');
+  });
+
+  it('refuses an empty or overlong label', async () => {
+    for (const label of ['', '   ', 'x'.repeat(101)]) {
+      await expect(notifier.apiKeys.create(bob, label)).rejects.toSatisfy((e) =>
+        isNotifyError(e, 'invalid_request'),
+      );
+    }
+  });
+
+  it('lists a member’s own keys only; an admin lists and searches the whole organization with owners', async () => {
+    await notifier.apiKeys.create(bob, 'ci pipeline');
+    const own = await notifier.apiKeys.list(bob);
+    expect(own.map((k) => k.label).sort()).toEqual(['ci pipeline', 'tests']);
+    await expect(notifier.apiKeys.list(bob, { scope: 'organization' })).rejects.toSatisfy((e) =>
+      isNotifyError(e, 'not_found'),
+    );
+    const all = await notifier.apiKeys.list(alice, { scope: 'organization' });
+    expect(all.map((k) => k.owner.email).sort()).toEqual([
+      'alice@acme.test',
+      'bob@acme.test',
+      'bob@acme.test',
+    ]);
+    expect(
+      (await notifier.apiKeys.list(alice, { scope: 'organization', search: 'PIPE' })).map((k) => k.label),
+    ).toEqual(['ci pipeline']);
+    expect((await notifier.apiKeys.list(alice, { scope: 'organization', search: 'bob roe' })).length).toBe(2);
+  });
+
+  it('revokes at once: a member only their own keys, an admin any key of the organization', async () => {
+    const [aliceKey] = await notifier.apiKeys.list(alice);
+    await expect(notifier.apiKeys.revoke(bob, aliceKey?.id ?? '')).rejects.toSatisfy((e) =>
+      isNotifyError(e, 'not_found'),
+    );
+    const [bobKey] = await notifier.apiKeys.list(bob);
+    await notifier.apiKeys.revoke(alice, bobKey?.id ?? '');
+    await expect(notifier.authenticate(testKeys.bob)).rejects.toSatisfy((e) =>
+      isNotifyError(e, 'unauthenticated'),
+    );
+    expect((await notifier.apiKeys.list(bob))[0]?.revokedAt).toBe(new Date(clock.now()).toISOString());
+  });
+
+  it('records the last use within a minute, without a write on every call', async () => {
+    const writes: number[] = [];
+    const touch = storage.directory.touchApiKey;
+    storage.directory.touchApiKey = async (id, at) => {
+      writes.push(at);
+      await touch(id, at);
+    };
+    await notifier.authenticate(testKeys.bob);
+    clock.advance(30_000);
+    await notifier.authenticate(testKeys.bob);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    clock.advance(30_000);
+    await notifier.authenticate(testKeys.bob);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(2);
+    const [key] = await notifier.apiKeys.list(bob);
+    expect(Date.parse(key?.lastUsedAt ?? '')).toBe(clock.now());
+  });
+
+  it('seeds idempotently: loading the same file twice creates no duplicate user or key', async () => {
+    await notifier.seed(testSeed);
+    expect((await storage.directory.listUsers('acme')).length).toBe(64);
+    expect((await notifier.apiKeys.list(alice, { scope: 'organization' })).length).toBe(2);
+  });
+});
