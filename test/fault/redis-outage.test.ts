@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RedisServerProcess,
+  redisServerInstalled,
+  redisServerProcess,
+} from '../support/redis-server-process.js';
+import { type StandaloneProcess, startStandaloneProcess } from '../support/standalone-process.js';
+
+const installed = await redisServerInstalled();
+if (!installed) {
+  if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
+  console.warn('Redis outage test skipped: redis-server is not installed');
+}
+
+const demoKey = 'cnk_demo_alice_0000000000000000000000001';
+const send = (host: StandaloneProcess) =>
+  fetch(`${host.base}/api/notify`, {
+    method: 'POST',
+    headers: { 'x-api-key': demoKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ user_emails: ['bob@acme.test'], message: 'During the outage' }),
+    signal: AbortSignal.timeout(10_000),
+  });
+
+describe.skipIf(!installed)('losing the Redis server at run time', () => {
+  let redis: RedisServerProcess;
+  let host: StandaloneProcess;
+
+  beforeAll(async () => {
+    redis = await redisServerProcess();
+    await redis.start();
+    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'error' });
+  }, 30_000);
+
+  afterAll(async () => {
+    await host?.stop();
+    await redis?.stop();
+  });
+
+  it('answers 503 with Retry-After and the error body while Redis is down, never 500 or a hang, and recovers by itself', async () => {
+    expect((await send(host)).status).toBe(200);
+    await redis.stop();
+    for (let i = 0; i < 5; i += 1) {
+      const started = Date.now();
+      const response = await send(host);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(await response.json()).toEqual({
+        status: 'error',
+        details: 'Storage is temporarily unavailable',
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    const status = await fetch(`${host.base}/api/notify/status/req_000000000000000000000000`, {
+      headers: { 'x-api-key': demoKey },
+    });
+    expect(status.status).toBe(503);
+    await redis.start();
+    let recovered = 503;
+    for (let i = 0; i < 50 && recovered === 503; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      recovered = (await send(host)).status;
+    }
+    // The memory of the restarted server is empty: the demo seed is gone, so the key is unknown now.
+    expect(recovered).toBe(401);
+  }, 60_000);
+});

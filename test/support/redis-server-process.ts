@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { createClient } from 'redis';
+
+/** A private `redis-server` that a test may stop and start again on the same port. */
+export interface RedisServerProcess {
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = createClient({ url, socket: { connectTimeout: 300, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (client.isOpen) await client.quit();
+  }
+}
+
+/** Whether the `redis-server` binary can be run here. */
+export async function redisServerInstalled(): Promise<boolean> {
+  const child = spawn('redis-server', ['--version'], { stdio: 'ignore' });
+  const [code] = (await Promise.race([once(child, 'exit'), once(child, 'error').then(() => [1])])) as [
+    number,
+  ];
+  return code === 0;
+}
+
+/** Prepares a server on a free port of 127.0.0.1, not yet started. */
+export async function redisServerProcess(): Promise<RedisServerProcess> {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  return {
+    url,
+    async start() {
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        {
+          stdio: 'ignore',
+        },
+      );
+      for (let i = 0; i < 50 && !(await answers(url)); i += 1) await new Promise((r) => setTimeout(r, 100));
+    },
+    async stop() {
+      if (!child || child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
