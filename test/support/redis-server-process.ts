@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { createClient } from 'redis';
+import { redisAvailable } from './redis.js';
 
 /** A private `redis-server` that a test may stop and start again on the same port. */
 export interface RedisServerProcess {
@@ -18,20 +18,6 @@ async function freePort(): Promise<number> {
   server.close();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
-}
-
-async function answers(url: string): Promise<boolean> {
-  const client = createClient({ url, socket: { connectTimeout: 300, reconnectStrategy: false } });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (client.isOpen) await client.quit();
-  }
 }
 
 /** Whether the `redis-server` binary can be run here. */
@@ -58,7 +44,8 @@ export async function redisServerProcess(): Promise<RedisServerProcess> {
           stdio: 'ignore',
         },
       );
-      for (let i = 0; i < 50 && !(await answers(url)); i += 1) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !(await redisAvailable(url)); i += 1)
+        await new Promise((r) => setTimeout(r, 100));
     },
     async stop() {
       if (!child || child.exitCode !== null) return;
