@@ -1,6 +1,7 @@
 import type { CoreContext } from '../context.js';
 import { normalizeEmail, type Organization, type User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
+import { isNotifyError } from '../errors.js';
 
 /** A recipient of a send, resolved against the directory. */
 export interface ResolvedRecipient {
@@ -22,13 +23,14 @@ export async function deliverCopies(
   context: CoreContext,
   organization: Organization,
   sendId: string,
+  resumed: boolean,
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<ResolvedRecipient[]> {
   const { deliveries } = context.storage;
-  const delivered = new Set(
-    (await deliveries.listDeliveries(sendId)).map((d) => copyKey(d.recipient, d.platform)),
-  );
+  // Only a resumed send can have copies out already; a fresh one saves the round trip.
+  const earlier = resumed ? await deliveries.listDeliveries(sendId) : [];
+  const delivered = new Set(earlier.map((d) => copyKey(d.recipient, d.platform)));
   const reached = await Promise.all(
     recipients.map(async (recipient) => {
       const targets = context.transports.flatMap((transport) => {
@@ -55,6 +57,8 @@ export async function deliverCopies(
           }),
       );
       for (const result of results) {
+        // The store, not the platform, failed: the caller should retry later (503), not see a 500.
+        if (result.status === 'rejected' && isNotifyError(result.reason, 'unavailable')) throw result.reason;
         if (result.status === 'rejected') {
           context.logger.error('delivery failed', {
             sendId,

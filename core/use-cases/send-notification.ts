@@ -44,7 +44,14 @@ async function sendPlain(
   const id = attempt.resumeSendId ?? context.ids.notificationId();
   if (!attempt.resumeSendId) await attempt.onSendId(id);
   const view = plainView(id, message);
-  const failed = await deliverCopies(context, principal.organization, id, recipients, () => view);
+  const failed = await deliverCopies(
+    context,
+    principal.organization,
+    id,
+    attempt.resumeSendId !== null,
+    recipients,
+    () => view,
+  );
   throwIfFailed(failed);
   return { status: 'ok', notification_id: id };
 }
@@ -76,8 +83,13 @@ async function sendInteractive(
     });
     context.dueWork.poke();
   }
-  const failed = await deliverCopies(context, principal.organization, request.id, recipients, (key) =>
-    requestView(request, key),
+  const failed = await deliverCopies(
+    context,
+    principal.organization,
+    request.id,
+    stored !== null,
+    recipients,
+    (key) => requestView(request, key),
   );
   await refreshIfChanged(context, request);
   throwIfFailed(failed);

@@ -43,6 +43,10 @@ export async function startStandalone(config: StandaloneConfig, logger: Logger):
     storage,
     transports: [inboxTransport({ store: storage.inbox })],
     callbacks: httpCallbacks({ allowInsecure }),
+    rateLimits: {
+      perKey: config.NOTIFY_RATE_LIMIT_PER_KEY,
+      perOrganization: config.NOTIFY_RATE_LIMIT_PER_ORGANIZATION,
+    },
     logger,
   });
   await notifier.seed(await loadSeed(config.NOTIFY_SEED));

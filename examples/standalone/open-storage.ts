@@ -42,7 +42,7 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
 async function openMongo(url: string): Promise<OpenedStorage> {
   const { MongoClient } = await import('mongodb');
   const { ensureMongoIndexes, mongoStorage } = await import('../../adapters/storage/mongo/index.js');
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
   await client.connect();
   const db = client.db();
   await ensureMongoIndexes({ db });

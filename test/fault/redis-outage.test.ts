@@ -28,7 +28,7 @@ describe.skipIf(!installed)('losing the Redis server at run time', () => {
   beforeAll(async () => {
     redis = await redisServerProcess();
     await redis.start();
-    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'error' });
+    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'info' });
   }, 30_000);
 
   afterAll(async () => {

@@ -1,0 +1,51 @@
+import type { Collection, Document, IndexDescription } from 'mongodb';
+import type { MongoStorageOptions } from './collections.js';
+import { openCollections } from './collections.js';
+import { toStorageError } from './unavailable.js';
+
+/** Creates the indexes of one collection in one command (which also creates the collection). */
+const create = async <T extends Document>(
+  collection: Collection<T>,
+  indexes: IndexDescription[],
+): Promise<void> => {
+  await collection.createIndexes(indexes);
+};
+
+/**
+ * Creates the indexes the adapter relies on; idempotent, so it may run at every start-up, before the
+ * storage serves requests. The unique indexes are part of the atomicity of `saveUser`, `saveApiKey`
+ * and `addDelivery`; the TTL indexes only reclaim space (expiry is also checked on every read).
+ *
+ * @throws NotifyError `unavailable` when the server cannot be reached.
+ */
+export async function ensureMongoIndexes(options: MongoStorageOptions): Promise<void> {
+  const c = openCollections(options);
+  try {
+    // One command per collection, the collections in parallel: concurrent commands on one collection
+    // that does not exist yet could race to create it.
+    await Promise.all([
+      create(c.users, [
+        { key: { organizationId: 1, emailKey: 1 }, unique: true, name: 'organization_email' },
+      ]),
+      create(c.apiKeys, [
+        { key: { digest: 1 }, unique: true, name: 'digest' },
+        { key: { organizationId: 1, createdAt: -1, seq: -1 }, name: 'organization_newest' },
+      ]),
+      // Claims and nextRunAt walk documents by their earliest item; complete, reschedule and
+      // replacements find an item by id.
+      create(c.requests, [
+        { key: { nextClaimableAt: 1 }, name: 'next_claimable_at' },
+        { key: { 'due.id': 1 }, name: 'due_id' },
+      ]),
+      create(c.deliveries, [
+        { key: { sendId: 1, recipient: 1, platform: 1 }, unique: true, name: 'send_recipient_platform' },
+      ]),
+      create(c.idempotency, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
+      create(c.rateLimits, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
+      create(c.inbox, [{ key: { recipient: 1, deliveredAt: 1, seq: 1 }, name: 'recipient_order' }]),
+      create(c.failedCallbacks, [{ key: { failedAt: 1, seq: 1 }, name: 'failure_order' }]),
+    ]);
+  } catch (error) {
+    throw toStorageError(error);
+  }
+}

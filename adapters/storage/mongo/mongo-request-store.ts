@@ -1,0 +1,78 @@
+/**
+ * Interactive requests in MongoDB, one document each: `{ _id, request, due }`.
+ *
+ * Atomicity scheme. A request's pending due items (its timeout, its completion callback) are stored
+ * inside its own document (`due`, see `mongo-due-work-store.ts`), so a write and its
+ * `DueWorkChanges` are a single-document operation, atomic without transactions:
+ *
+ * - `createRequest` is one `insertOne` of the request with its items: a duplicate id fails with the
+ *   unique `_id` and writes nothing, items included.
+ * - `updateRequest` is one `updateOne` filtered on `{ _id, 'request.version': expectedVersion }` whose
+ *   update pipeline replaces the request and, in the same step, drops the cancelled and replaced
+ *   items from `due`, appends the enqueued ones and recomputes `nextClaimableAt`. Of concurrent
+ *   writers at one version exactly one matches; the others change nothing, their due changes
+ *   included.
+ *
+ * A crash can therefore neither lose a stored request's timeout or callback nor apply a losing
+ * writer's changes. The only step after the write is removing items of the same ids from other
+ * documents (a holder of a replayed callback, in practice never anything): if that is lost to a crash,
+ * such an item may run once more; never fewer times.
+ *
+ * @module
+ */
+import type { Collection } from 'mongodb';
+import { NotifyError } from '../../../core/errors.js';
+import type { RequestStore } from '../../../core/ports/request-store.js';
+import type { WorkDocument } from './collections.js';
+import {
+  dropItems,
+  entriesToAdd,
+  idsToRemove,
+  nextClaimableAt,
+  removeDueElsewhere,
+  setNextClaimableAt,
+} from './mongo-due-work-store.js';
+import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+
+/** Options of {@link mongoRequestStore}. */
+export interface MongoRequestStoreOptions {
+  requests: Collection<WorkDocument>;
+}
+
+/** Interactive requests written with compare-and-set on `request.version`; see the module comment. */
+export function mongoRequestStore({ requests }: MongoRequestStoreOptions): RequestStore {
+  return reportUnavailable({
+    async createRequest(request, due) {
+      try {
+        const entries = entriesToAdd(due);
+        await requests.insertOne({ _id: request.id, request, due: entries, ...nextClaimableAt(entries) });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) {
+          throw new NotifyError('internal', `Request ${request.id} already exists`, { cause: error });
+        }
+        throw error;
+      }
+      await removeDueElsewhere(requests, request.id, idsToRemove(due));
+    },
+
+    async getRequest(id) {
+      const document = await requests.findOne({ _id: id }, { projection: { _id: 0, request: 1 } });
+      return document?.request ?? null;
+    },
+
+    async updateRequest(next, expectedVersion, due) {
+      const removed = idsToRemove(due);
+      // `$literal` wherever caller data enters a pipeline: a string starting with `$` would otherwise
+      // be read as a field path, and an object's fields merged into the stored one.
+      const result = await requests.updateOne({ _id: next.id, 'request.version': expectedVersion }, [
+        { $set: { request: { $literal: next } } },
+        dropItems(removed),
+        { $set: { due: { $concatArrays: ['$due', { $literal: entriesToAdd(due) }] } } },
+        setNextClaimableAt,
+      ]);
+      if (result.matchedCount === 0) return false;
+      await removeDueElsewhere(requests, next.id, removed);
+      return true;
+    },
+  } satisfies RequestStore);
+}

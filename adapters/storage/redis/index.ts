@@ -1,0 +1,57 @@
+import type { StoragePorts } from '../../../core/ports/storage.js';
+import type { RedisStorageClient } from './redis-client.js';
+import { redisDeliveryStore } from './redis-delivery-store.js';
+import { redisDirectoryStore } from './redis-directory-store.js';
+import { redisDueWorkStore } from './redis-due-work-store.js';
+import { redisFailedCallbackStore } from './redis-failed-callback-store.js';
+import { redisIdempotencyStore } from './redis-idempotency-store.js';
+import { redisInboxStore } from './redis-inbox-store.js';
+import { redisKeys } from './redis-keys.js';
+import { redisRateLimitStore } from './redis-rate-limit-store.js';
+import { redisRequestStore } from './redis-request-store.js';
+import { createRedisRunner } from './redis-runner.js';
+
+export type { RedisStorageClient } from './redis-client.js';
+export { isConnectionError } from './storage-unavailable.js';
+
+/** Options of {@link redisStorage}. */
+export interface RedisStorageOptions {
+  /**
+   * A node-redis v5 client (`createClient` from `redis`), built and connected by the caller, who also
+   * closes it: the adapter never owns the connection. Create it with `disableOfflineQueue: true` and
+   * a `socket.reconnectStrategy`, so that commands fail at once while the server is away (the stores
+   * then throw `NotifyError('unavailable')`, a 503 with `Retry-After`) and the client reconnects by
+   * itself when it is back.
+   */
+  client: RedisStorageClient;
+  /**
+   * Prepended to every key (default `chat-notify:`). Deployments, or tests, that share a Redis server
+   * need distinct prefixes, none of which may be the start of another.
+   */
+  keyPrefix?: string;
+}
+
+/**
+ * Every storage port on one Redis server (7 recommended; 5 or later), shared by any number of
+ * instances: compare-and-set writes, claims of due work, idempotency transitions and rate limits
+ * are each a single Lua script, so they stay atomic across instances, and rate limits and idempotency
+ * expiry read the server's clock. Nothing is cached in the process, so a revoked key is refused on
+ * the very next request on every instance. Errors of a lost connection surface as
+ * `NotifyError('unavailable')`; any other error propagates unchanged.
+ *
+ * Single-node Redis only (not Redis Cluster): some scripts reach keys they learn from stored data.
+ */
+export function redisStorage(options: RedisStorageOptions): StoragePorts {
+  const redis = createRedisRunner(options.client);
+  const keys = redisKeys(options.keyPrefix ?? 'chat-notify:');
+  return {
+    directory: redisDirectoryStore(redis, keys),
+    requests: redisRequestStore(redis, keys),
+    deliveries: redisDeliveryStore(redis, keys),
+    idempotency: redisIdempotencyStore(redis, keys),
+    rateLimits: redisRateLimitStore(redis, keys),
+    dueWork: redisDueWorkStore(redis, keys),
+    inbox: redisInboxStore(redis, keys),
+    failedCallbacks: redisFailedCallbackStore(redis, keys),
+  } satisfies StoragePorts;
+}

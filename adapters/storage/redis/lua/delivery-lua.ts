@@ -1,0 +1,20 @@
+import { luaScript } from '../lua-script.js';
+
+/**
+ * KEYS: deliveries hash, order list. ARGV: field, JSON. Records a copy; a new (recipient, platform)
+ * joins the end of the order, a known one is replaced in place.
+ */
+export const addDeliveryScript = luaScript(`
+if redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) == 1 then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+return 1
+`);
+
+/** KEYS: deliveries hash, order list. Answers the JSON of every copy in recording order. */
+export const listDeliveriesScript = luaScript(`
+local out = {}
+for _, field in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+  local json = redis.call('HGET', KEYS[1], field)
+  if json then table.insert(out, json) end
+end
+return out
+`);

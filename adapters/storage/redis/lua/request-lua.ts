@@ -1,0 +1,25 @@
+import { luaScript } from '../lua-script.js';
+import { dueLua } from './shared-lua.js';
+
+/**
+ * KEYS: request, due set, sequence. ARGV: item base, JSON, version, then encoded due changes. Inserts the
+ * request and applies its due changes together; answers 0, changing nothing, when the id exists.
+ */
+export const createRequestScript = luaScript(`${dueLua}
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[3], 'json', ARGV[2])
+apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 4)
+return 1
+`);
+
+/**
+ * KEYS: request, due set, sequence. ARGV: item base, JSON, new version, expected version, then encoded due
+ * changes. Compare-and-set: writes and applies the due changes only while the stored version is the
+ * expected one; answers 1 when it wrote, 0 otherwise (also for an unknown request).
+ */
+export const updateRequestScript = luaScript(`${dueLua}
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[3], 'json', ARGV[2])
+apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 5)
+return 1
+`);

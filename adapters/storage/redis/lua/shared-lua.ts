@@ -1,0 +1,76 @@
+/**
+ * Lua fragments that several scripts include. Scripts never re-encode JSON (cjson would round numbers
+ * to 14 digits and turn `[]` into `{}`): they store what TypeScript encoded, and only decode to read
+ * string fields of it.
+ */
+
+/**
+ * `member(sequence_key, id)`: a sorted-set member that, among equal scores, sorts after every member
+ * made before it (the memory adapter's insertion order): a 16-digit zero-padded sequence number,
+ * `:`, then the id, which `member_id(m)` gives back.
+ */
+export const memberLua = `
+local function member(sequence_key, id)
+  local seq = tostring(redis.call('INCR', sequence_key))
+  return string.rep('0', 16 - #seq) .. seq .. ':' .. id
+end
+local function member_id(m)
+  return string.sub(m, 18)
+end
+`;
+
+/**
+ * Due items: a sorted set of members scored by when each item becomes claimable, and a hash per
+ * item. An item's member is `<sequence>:<id>` with a fresh sequence on every (re)scheduling, so
+ * items due at the same time come out in the order they were scheduled, as the memory adapter's
+ * heap does; the member also serves as the lease token of a claim, unique for ever.
+ *
+ * `schedule_due(due_key, item_key, id, sequence_key, at)` gives an item a new member at `at`;
+ * `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key, argv,
+ * start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at `start`:
+ * cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item replaces any
+ * item of its id and frees its lease.
+ */
+export const dueLua = `${memberLua}
+local function schedule_due(due_key, item_key, id, sequence_key, at)
+  local old = redis.call('HGET', item_key, 'member')
+  if old then redis.call('ZREM', due_key, old) end
+  local m = member(sequence_key, id)
+  redis.call('HSET', item_key, 'member', m)
+  redis.call('ZADD', due_key, at, m)
+  return m
+end
+local function drop_due(due_key, item_key)
+  local old = redis.call('HGET', item_key, 'member')
+  if old then redis.call('ZREM', due_key, old) end
+  redis.call('DEL', item_key)
+end
+local function apply_due(due_key, item_base, sequence_key, argv, start)
+  local i = start
+  local cancels = tonumber(argv[i])
+  i = i + 1
+  for _ = 1, cancels do
+    drop_due(due_key, item_base .. argv[i])
+    i = i + 1
+  end
+  local enqueues = tonumber(argv[i])
+  i = i + 1
+  for _ = 1, enqueues do
+    local id = argv[i]
+    local item_key = item_base .. id
+    drop_due(due_key, item_key)
+    redis.call('HSET', item_key, 'kind', argv[i + 1], 'requestId', argv[i + 2], 'runAt', argv[i + 3],
+      'attempt', argv[i + 4])
+    schedule_due(due_key, item_key, id, sequence_key, argv[i + 3])
+    i = i + 5
+  end
+end
+`;
+
+/** `server_now()`: the Redis server's clock in whole epoch milliseconds, as `Date.now()` would read it. */
+export const serverNowLua = `
+local function server_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;

@@ -1,0 +1,44 @@
+import type { InteractiveRequest } from '../../../core/domain/interactive-request.js';
+import { NotifyError } from '../../../core/errors.js';
+import type { RequestStore } from '../../../core/ports/request-store.js';
+import { encodeDueChanges } from './due-changes.js';
+import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { RedisRunner } from './redis-runner.js';
+import { asNumber, asOptionalString } from './replies.js';
+
+/**
+ * Interactive requests as JSON next to their version. Create and compare-and-set update are single
+ * scripts that also change the due work, so a stored request always has its timeout scheduled and
+ * only the writer that won a version changes due work.
+ */
+export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestStore {
+  return {
+    async createRequest(request, due) {
+      const created = await redis.evalScript(
+        createRequestScript,
+        [keys.request(request.id), keys.due, keys.sequence],
+        [keys.dueItemBase, JSON.stringify(request), String(request.version), ...encodeDueChanges(due)],
+      );
+      if (asNumber(created) !== 1) throw new NotifyError('internal', `Request ${request.id} already exists`);
+    },
+    async getRequest(id) {
+      const json = asOptionalString(await redis.command(['HGET', keys.request(id), 'json']));
+      return json === null ? null : (JSON.parse(json) as InteractiveRequest);
+    },
+    async updateRequest(next, expectedVersion, due) {
+      const updated = await redis.evalScript(
+        updateRequestScript,
+        [keys.request(next.id), keys.due, keys.sequence],
+        [
+          keys.dueItemBase,
+          JSON.stringify(next),
+          String(next.version),
+          String(expectedVersion),
+          ...encodeDueChanges(due),
+        ],
+      );
+      return asNumber(updated) === 1;
+    },
+  } satisfies RequestStore;
+}

@@ -1,0 +1,81 @@
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+} from 'redis';
+import { NotifyError } from '../../../core/errors.js';
+
+/** node-redis errors that mean the server cannot be reached right now, whatever the command. */
+const connectionErrorTypes = [
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError,
+];
+
+// The same errors by message, for a client loaded from another copy of @redis/client, where
+// instanceof fails; these texts are fixed by the library's error constructors.
+const connectionMessages = new Set([
+  'The client is closed',
+  'The client is offline',
+  'Connection timeout',
+  'Disconnects client',
+  'Socket closed unexpectedly',
+  'The queue is full',
+]);
+
+/** Codes of Node's socket and DNS errors that mean the server is out of reach. */
+const socketErrorCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** Error replies of a server that is up but cannot serve yet: loading, failing over, or stuck in a script. */
+const transientReplyPrefixes = ['LOADING ', 'BUSY ', 'MASTERDOWN ', 'TRYAGAIN ', 'CLUSTERDOWN ', 'READONLY '];
+
+const hasCode = (error: object): boolean =>
+  'code' in error && typeof error.code === 'string' && socketErrorCodes.has(error.code);
+
+/** Whether `error` (or what it wraps, a few levels deep) says the Redis server cannot be reached. */
+export function isConnectionError(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  if (connectionErrorTypes.some((type) => error instanceof type)) return true;
+  if (hasCode(error)) return true;
+  if (error instanceof Error) {
+    if (connectionMessages.has(error.message)) return true;
+    if (transientReplyPrefixes.some((prefix) => error.message.startsWith(prefix))) return true;
+    if (error instanceof AggregateError && error.errors.some((e) => isConnectionError(e, depth + 1)))
+      return true;
+    if (isConnectionError(error.cause, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * What a store method throws for `error`: the library's 503 error when the server cannot be reached,
+ * so that hosts answer `Retry-After` instead of a 500; any other error unchanged.
+ */
+export function toStorageError(error: unknown): unknown {
+  if (error instanceof NotifyError || !isConnectionError(error)) return error;
+  return new NotifyError('unavailable', 'Storage is temporarily unavailable', {
+    retryAfterSeconds: 1,
+    cause: error,
+  });
+}

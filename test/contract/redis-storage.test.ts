@@ -1,0 +1,640 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { type AddressInfo, createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { createClient, RESP_TYPES, type RedisClientOptions } from 'redis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { isConnectionError, redisStorage } from '../../adapters/storage/redis/index.js';
+import { luaScript } from '../../adapters/storage/redis/lua-script.js';
+import { createRedisRunner } from '../../adapters/storage/redis/redis-runner.js';
+import type { DueItem } from '../../core/domain/due-work.js';
+import { timeoutItemId } from '../../core/domain/due-work.js';
+import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
+import { isNotifyError } from '../../core/errors.js';
+import { createNotifier } from '../../core/notifier.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+import { describeStorageContract } from './storage-contract.js';
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const t0 = Date.UTC(2030, 0, 1);
+
+/**
+ * The options a host should use: commands fail at once while disconnected (instead of waiting in the
+ * offline queue), and the client reconnects by itself, quickly, when the server is back.
+ */
+const failFast = {
+  disableOfflineQueue: true,
+  socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 500) },
+} satisfies RedisClientOptions;
+
+type Client = ReturnType<typeof createClient>;
+
+/** A client whose connection errors are expected here (an unhandled `error` event would crash the run). */
+const newClient = (url = redisUrl, options: RedisClientOptions = {}): Client => {
+  const client = createClient({ url, ...failFast, ...options });
+  client.on('error', () => undefined);
+  return client;
+};
+
+const connected = async (url = redisUrl, options: RedisClientOptions = {}): Promise<Client> => {
+  const client = newClient(url, options);
+  await client.connect();
+  return client;
+};
+
+/** Why Redis cannot be used, or null when it answers. */
+async function probe(): Promise<string | null> {
+  const client = createClient({ url: redisUrl, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return null;
+  } catch (error) {
+    return `no Redis answers at ${redisUrl} (${String(error)})`;
+  } finally {
+    if (client.isOpen) client.destroy();
+  }
+}
+
+const unavailableReason = await probe();
+if (unavailableReason !== null) {
+  // Under CI the Redis suites must run: a missing server fails the run instead of skipping silently.
+  if (process.env.CI === 'true') throw new Error(`CI=true requires Redis: ${unavailableReason}`);
+  console.warn(`Redis storage tests skipped: ${unavailableReason}`);
+}
+const available = unavailableReason === null;
+
+/** A key prefix no other test run uses. */
+const freshPrefix = (): string => `chat-notify-test:${randomUUID()}:`;
+
+const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/** Deletes every key under `prefix`: SCAN, never FLUSHDB, because other tests share the server. */
+async function dropPrefix(client: Client, prefix: string): Promise<void> {
+  for await (const keys of client.scanIterator({ MATCH: `${globEscaped(prefix)}*`, COUNT: 1000 })) {
+    if (keys.length > 0) await client.unlink(keys);
+  }
+}
+
+const shared: Client | null = available ? await connected() : null;
+/** A client as a host might configure it differently: RESP3, and replies mapped to Buffers. */
+const resp3: Client | null = available ? await connected(redisUrl, { RESP: 3 }) : null;
+const clients: Client[] = [];
+
+/** Another connection to the server, as another instance of the service would hold; closed after the file. */
+const instanceClient = async (): Promise<Client> => {
+  const client = await connected();
+  clients.push(client);
+  return client;
+};
+
+afterAll(async () => {
+  for (const client of [...clients, shared, resp3]) if (client?.isOpen) client.destroy();
+});
+
+describe.skipIf(!available)('redis storage', () => {
+  describeStorageContract('redis', async () => {
+    const client = shared!;
+    const prefix = freshPrefix();
+    return {
+      storage: redisStorage({ client, keyPrefix: prefix }),
+      teardown: () => dropPrefix(client, prefix),
+    };
+  });
+
+  describeStorageContract('redis (RESP3 client mapping strings to Buffers)', async () => {
+    const prefix = freshPrefix();
+    return {
+      storage: redisStorage({
+        client: resp3!.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }),
+        keyPrefix: prefix,
+      }),
+      teardown: () => dropPrefix(shared!, prefix),
+    };
+  });
+});
+
+/** Rejects when `promise` has not settled within `ms`: a store call must fail fast, never hang. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits until `condition` holds, polling; fails after `ms`. */
+async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Asserts that `call` rejects, within a second, with the 503 error of the library. */
+async function expectUnavailable(call: Promise<unknown>): Promise<void> {
+  const error = await within(1_000, call).then(
+    () => new Error('resolved instead of rejecting'),
+    (reason: unknown) => reason,
+  );
+  expect(isNotifyError(error, 'unavailable'), String(error)).toBe(true);
+  if (isNotifyError(error)) expect(error.retryAfterSeconds).toBe(1);
+}
+
+/** One call of every kind of store method; each must reject as unavailable while Redis is unreachable. */
+const everyPort = (storage: StoragePorts): Array<() => Promise<unknown>> => [
+  () => storage.directory.getOrganization('org_1'),
+  () => storage.directory.findPrincipalByDigest('0'.repeat(64)),
+  () => storage.directory.findUsersByEmail('org_1', ['a@example.test']),
+  () => storage.requests.getRequest('req_1'),
+  () => storage.requests.updateRequest(request('req_1', 1), 0, { enqueue: [], cancel: [] }),
+  () => storage.deliveries.listDeliveries('notif_1'),
+  () =>
+    storage.idempotency.acquire({ organizationId: 'o', key: 'k' }, 'f', { now: t0, leaseMs: 1, ttlMs: 1 }),
+  () => storage.rateLimits.take([{ key: 'k', capacity: 1, refillPerSecond: 1 }], 1),
+  () => storage.dueWork.claim(t0, 10, 1000),
+  () => storage.dueWork.nextRunAt(),
+  () => storage.inbox.listMessages('a@example.test'),
+  () => storage.failedCallbacks.list(),
+];
+
+const request = (id: string, version: number, message = 'Deploy?'): InteractiveRequest => ({
+  id,
+  organizationId: 'org_1',
+  version,
+  status: 'pending',
+  message,
+  options: [
+    { text: 'Yes', value: 'yes' },
+    { text: 'No', value: 'no' },
+  ],
+  mode: 'onUserAction',
+  timeoutMinutes: 60,
+  createdAt: t0,
+  expiresAt: t0 + 3_600_000,
+  finishedAt: null,
+  externalReferenceId: null,
+  sender: { userId: 'usr_1', name: 'Ada' },
+  callback: null,
+  recipients: [
+    { email: 'bob@example.test', key: 'bob@example.test', value: null, respondedAt: null, expired: false },
+  ],
+});
+
+const dueItem = (id: string, runAt: number): DueItem => ({
+  id,
+  kind: 'timeout',
+  requestId: `req_${id}`,
+  runAt,
+  attempt: 0,
+});
+
+/**
+ * A TCP proxy in front of Redis that the tests can take away and bring back on the same port, as a
+ * network outage or a server restart would, or make swallow traffic so that a reply never comes.
+ */
+interface OutageProxy {
+  /** `redis://` URL of the proxy, with the credentials and database of {@link redisUrl}. */
+  url: string;
+  /** Refuses new connections and cuts the open ones. */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
+  /** Keeps connections open but drops what clients send, until the connections are cut. */
+  blackhole(): void;
+  close(): Promise<void>;
+}
+
+async function outageProxy(): Promise<OutageProxy> {
+  const target = new URL(redisUrl);
+  const sockets = new Set<Socket>();
+  let swallow = false;
+  let server: Server | null = null;
+  let port = 0;
+
+  const listen = async (): Promise<void> => {
+    const next = createServer((downstream) => {
+      const upstream = tcpConnect(Number(target.port || 6379), target.hostname);
+      for (const socket of [downstream, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          sockets.delete(socket);
+          downstream.destroy();
+          upstream.destroy();
+        });
+      }
+      downstream.on('data', (chunk) => {
+        if (!swallow) upstream.write(chunk);
+      });
+      upstream.pipe(downstream);
+    });
+    next.listen(port, '127.0.0.1');
+    await once(next, 'listening');
+    port = (next.address() as AddressInfo).port;
+    server = next;
+  };
+
+  const stop = async (): Promise<void> => {
+    const current = server;
+    server = null;
+    for (const socket of sockets) socket.destroy();
+    if (current) await new Promise((resolve) => current.close(resolve));
+  };
+
+  await listen();
+  const url = new URL(redisUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    stop,
+    async start() {
+      swallow = false;
+      await listen();
+    },
+    blackhole() {
+      swallow = true;
+    },
+    close: stop,
+  };
+}
+
+describe.skipIf(!available)('redis storage across instances', () => {
+  const prefixes: string[] = [];
+  const prefix = (): string => {
+    const fresh = freshPrefix();
+    prefixes.push(fresh);
+    return fresh;
+  };
+
+  afterAll(async () => {
+    if (shared) for (const used of prefixes) await dropPrefix(shared, used);
+  });
+
+  it('gives each of 1,000 due items to exactly one of 20 workers on 20 connections', async () => {
+    const keyPrefix = prefix();
+    const workers = await Promise.all(
+      Array.from({ length: 20 }, async () => redisStorage({ client: await instanceClient(), keyPrefix })),
+    );
+    const items = Array.from({ length: 1000 }, (_, i) => dueItem(`due-${i}`, t0 + (i % 37)));
+    await workers[0]!.dueWork.enqueue(items);
+    const claims = new Map<string, number>();
+    await Promise.all(
+      workers.map(async ({ dueWork }) => {
+        for (;;) {
+          const batch = await dueWork.claim(t0 + 100, 7, 60_000);
+          if (batch.length === 0) return;
+          for (const item of batch) {
+            claims.set(item.id, (claims.get(item.id) ?? 0) + 1);
+            await dueWork.complete(item);
+          }
+        }
+      }),
+    );
+    expect(claims.size).toBe(1000);
+    expect([...claims.values()].every((count) => count === 1)).toBe(true);
+    expect(await workers[19]!.dueWork.nextRunAt()).toBeNull();
+  });
+
+  it('lets exactly one of 50 writers on 5 connections win each version', async () => {
+    const keyPrefix = prefix();
+    const instances = await Promise.all(
+      Array.from({ length: 5 }, async () => redisStorage({ client: await instanceClient(), keyPrefix })),
+    );
+    const id = `req_${randomUUID().replaceAll('-', '')}`;
+    await instances[0]!.requests.createRequest(request(id, 0), {
+      enqueue: [dueItem(timeoutItemId(id), t0)],
+      cancel: [],
+    });
+    let winner = -1;
+    for (let version = 0; version < 4; version += 1) {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          instances[i % 5]!.requests.updateRequest(request(id, version + 1, `writer ${i}`), version, {
+            enqueue: [dueItem(`v${version + 1}-writer-${i}`, t0)],
+            cancel: [timeoutItemId(id), ...Array.from({ length: 50 }, (_, j) => `v${version}-writer-${j}`)],
+          }),
+        ),
+      );
+      const winners = results.flatMap((won, i) => (won ? [i] : []));
+      expect(winners).toHaveLength(1);
+      winner = winners[0]!;
+    }
+    expect(await instances[3]!.requests.getRequest(id)).toEqual(request(id, 4, `writer ${winner}`));
+    const due = await instances[4]!.dueWork.claim(t0 + 1000, 100, 1000);
+    expect(due.map((item) => item.id)).toEqual([`v4-writer-${winner}`]);
+  });
+
+  it('holds a rate limit across two instances', async () => {
+    const keyPrefix = prefix();
+    const a = redisStorage({ client: await instanceClient(), keyPrefix });
+    const b = redisStorage({ client: await instanceClient(), keyPrefix });
+    const bucket = { key: 'key:shared', capacity: 5, refillPerSecond: 0.001 };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).rateLimits.take([bucket], 1)),
+    );
+    expect(results.filter((refused) => refused === null)).toHaveLength(5);
+    expect(await a.rateLimits.take([bucket], 1)).toBe(0);
+    expect(await b.rateLimits.take([bucket], 1)).toBe(0);
+  });
+
+  it('shows a revocation made by one instance on the next lookup of another', async () => {
+    const keyPrefix = prefix();
+    const a = redisStorage({ client: await instanceClient(), keyPrefix });
+    const b = redisStorage({ client: await instanceClient(), keyPrefix });
+    await a.directory.saveOrganization({ id: 'org_1', name: 'Acme' });
+    const owner = await a.directory.saveUser({
+      id: 'usr_1',
+      organizationId: 'org_1',
+      email: 'ada@example.test',
+      name: 'Ada',
+      role: 'admin',
+      chatLinks: [],
+    });
+    const key = {
+      id: 'key_1',
+      organizationId: 'org_1',
+      userId: owner.id,
+      label: 'ci',
+      prefix: 'cnk_abcdefgh',
+      digest: 'a'.repeat(64),
+      createdAt: t0,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await a.directory.saveApiKey(key);
+    expect((await b.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBeNull();
+    expect(await a.directory.revokeApiKey(key.id, t0 + 5)).toBe(true);
+    expect((await b.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBe(t0 + 5);
+  });
+
+  it('hands an item to another instance once the lease of a dead one has ended', async () => {
+    const keyPrefix = prefix();
+    const doomedClient = await instanceClient();
+    const doomed = redisStorage({ client: doomedClient, keyPrefix });
+    const survivor = redisStorage({ client: await instanceClient(), keyPrefix });
+    await doomed.dueWork.enqueue([dueItem('lonely', t0)]);
+    const [lost] = await doomed.dueWork.claim(t0, 10, 1000);
+    doomedClient.destroy();
+    expect(await survivor.dueWork.nextRunAt()).toBe(t0 + 1000);
+    expect(await survivor.dueWork.claim(t0 + 999, 10, 1000)).toEqual([]);
+    const [taken] = await survivor.dueWork.claim(t0 + 1000, 10, 1000);
+    expect(taken).toMatchObject({ id: 'lonely', attempt: 0, runAt: t0 });
+    expect(taken?.leaseToken).not.toBe(lost?.leaseToken);
+    await survivor.dueWork.complete(lost!);
+    expect(await survivor.dueWork.nextRunAt()).toBe(t0 + 2000);
+    await survivor.dueWork.complete(taken!);
+    expect(await survivor.dueWork.nextRunAt()).toBeNull();
+  });
+});
+
+describe.skipIf(!available)('redis storage beyond the contract', () => {
+  const withStorage = async (body: (storage: StoragePorts, keyPrefix: string) => Promise<void>) => {
+    const keyPrefix = freshPrefix();
+    try {
+      await body(redisStorage({ client: shared!, keyPrefix }), keyPrefix);
+    } finally {
+      await dropPrefix(shared!, keyPrefix);
+    }
+  };
+
+  it('claims items due at the same time in the order they were scheduled, as the memory adapter does', () =>
+    withStorage(async ({ dueWork }) => {
+      const ids = ['m', 'z', 'a', 'q', 'b'];
+      for (const id of ids) await dueWork.enqueue([dueItem(id, t0)]);
+      await dueWork.enqueue([dueItem('m', t0)]);
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map((item) => item.id)).toEqual(['z', 'a', 'q', 'b', 'm']);
+    }));
+
+  it('lists users in the order of their first save, as the memory adapter does', () =>
+    withStorage(async ({ directory }) => {
+      const saved = [];
+      for (const name of ['zed', 'amy', 'kim']) {
+        saved.push(
+          await directory.saveUser({
+            id: `usr_${name}`,
+            organizationId: name === 'kim' ? 'org_2' : 'org_1',
+            email: `${name}@example.test`,
+            name,
+            role: 'member',
+            chatLinks: [],
+          }),
+        );
+      }
+      await directory.saveUser({ ...saved[0]!, name: 'Zed again' });
+      expect((await directory.listUsers()).map((user) => user.id)).toEqual(['usr_zed', 'usr_amy', 'usr_kim']);
+      expect((await directory.listUsers('org_1')).map((user) => user.id)).toEqual(['usr_zed', 'usr_amy']);
+    }));
+
+  it('lets Redis expire an idempotency record after its ttl, counted from its creation', () =>
+    withStorage(async ({ idempotency }, keyPrefix) => {
+      const scope = { organizationId: 'org_1', key: 'k' };
+      const timing = { now: t0, leaseMs: 10, ttlMs: 60_000 };
+      await idempotency.acquire(scope, 'fp', timing);
+      const key = `${keyPrefix}idempotency:${JSON.stringify(['org_1', 'k'])}`;
+      const first = await shared!.pTTL(key);
+      expect(first).toBeGreaterThan(59_000);
+      expect(first).toBeLessThanOrEqual(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await idempotency.acquire(scope, 'fp', { ...timing, now: t0 + 100 })).toEqual({
+        outcome: 'acquired',
+        sendId: null,
+      });
+      expect(await shared!.pTTL(key)).toBeLessThan(first);
+    }));
+
+  it('keeps a bucket only until it would be full again', () =>
+    withStorage(async ({ rateLimits }, keyPrefix) => {
+      const bucket = { key: 'key:k', capacity: 10, refillPerSecond: 2 };
+      const key = `${keyPrefix}rate-limit:key:k`;
+      expect(await rateLimits.take([bucket], 0)).toBeNull();
+      expect(await shared!.exists(key)).toBe(0);
+      expect(await rateLimits.take([bucket], 3)).toBeNull();
+      const ttl = await shared!.pTTL(key);
+      expect(ttl).toBeGreaterThan(1_400);
+      expect(ttl).toBeLessThanOrEqual(1_500);
+    }));
+});
+
+describe('redis storage errors and scripts', () => {
+  it('classifies connection failures, and nothing else, as unavailable', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+    expect(isConnectionError(refused)).toBe(true);
+    expect(isConnectionError(new AggregateError([refused], 'all addresses failed'))).toBe(true);
+    expect(isConnectionError(new Error('wrapped', { cause: refused }))).toBe(true);
+    expect(isConnectionError(new Error('The client is offline'))).toBe(true);
+    expect(isConnectionError(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
+    expect(isConnectionError(new Error('WRONGTYPE Operation against a key holding the wrong kind'))).toBe(
+      false,
+    );
+    expect(isConnectionError(new RangeError('cost must be a finite number >= 0'))).toBe(false);
+    expect(isConnectionError('ECONNREFUSED')).toBe(false);
+  });
+
+  it.skipIf(!available)(
+    'loads a script the server does not know yet, then runs it from the cache',
+    async () => {
+      const runner = createRedisRunner(shared!);
+      const script = luaScript(`-- ${randomUUID()}\nreturn ARGV[1] .. KEYS[1]`);
+      expect(await shared!.sendCommand(['SCRIPT', 'EXISTS', script.sha])).toEqual([0]);
+      expect(await runner.evalScript(script, ['b'], ['a'])).toBe('ab');
+      expect(await shared!.sendCommand(['SCRIPT', 'EXISTS', script.sha])).toEqual([1]);
+      expect(await runner.evalScript(script, ['d'], ['c'])).toBe('cd');
+    },
+  );
+});
+
+describe.skipIf(!available)('redis storage when the connection is lost', () => {
+  it('answers unavailable from every port on a closed client', async () => {
+    const client = await connected();
+    const storage = redisStorage({ client, keyPrefix: freshPrefix() });
+    client.destroy();
+    for (const call of everyPort(storage)) await expectUnavailable(call());
+  });
+
+  it('answers unavailable at once while the client cannot reach a server at all', async () => {
+    const probeServer = createServer();
+    probeServer.listen(0, '127.0.0.1');
+    await once(probeServer, 'listening');
+    const { port } = probeServer.address() as AddressInfo;
+    await new Promise((resolve) => probeServer.close(resolve));
+    const client = newClient(`redis://127.0.0.1:${port}`);
+    const connecting = client.connect().catch(() => undefined);
+    const storage = redisStorage({ client, keyPrefix: freshPrefix() });
+    try {
+      for (const call of everyPort(storage)) await expectUnavailable(call());
+    } finally {
+      client.destroy();
+      await connecting;
+    }
+  });
+
+  it('answers unavailable during an outage and recovers by itself when the server is back', async () => {
+    const proxy = await outageProxy();
+    const client = await connected(proxy.url);
+    const keyPrefix = freshPrefix();
+    const storage = redisStorage({ client, keyPrefix });
+    try {
+      await storage.directory.saveOrganization({ id: 'org_1', name: 'Acme' });
+      await proxy.stop();
+      await until(() => !client.isReady);
+      for (const call of everyPort(storage)) await expectUnavailable(call());
+      await proxy.start();
+      await until(() => client.isReady);
+      expect(await within(1_000, storage.directory.getOrganization('org_1'))).toEqual({
+        id: 'org_1',
+        name: 'Acme',
+      });
+      expect(await within(1_000, storage.dueWork.nextRunAt())).toBeNull();
+    } finally {
+      client.destroy();
+      await proxy.close();
+      await dropPrefix(shared!, keyPrefix);
+    }
+  });
+
+  it('makes the API answer 503 with Retry-After during an outage, and 200 once Redis is back', async () => {
+    const proxy = await outageProxy();
+    const client = await connected(proxy.url);
+    const keyPrefix = freshPrefix();
+    const storage = redisStorage({ client, keyPrefix });
+    const notifier = createNotifier({ storage, transports: [inboxTransport({ store: storage.inbox })] });
+    const send = () =>
+      within(
+        2_000,
+        notifier.handle({
+          method: 'POST',
+          url: '/api/notify',
+          headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+          body: [JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Deployed' })],
+          clientAddress: '127.0.0.1',
+        }),
+      );
+    try {
+      await notifier.seed(testSeed);
+      expect((await send())?.status).toBe(200);
+      await proxy.stop();
+      await until(() => !client.isReady);
+      const refused = await send();
+      expect(refused?.status).toBe(503);
+      expect(refused?.headers['retry-after']).toBe('1');
+      await proxy.start();
+      await until(() => client.isReady);
+      expect((await send())?.status).toBe(200);
+    } finally {
+      await notifier.stop();
+      client.destroy();
+      await proxy.close();
+      await dropPrefix(shared!, keyPrefix);
+    }
+  });
+
+  it('rejects a command in flight when the connection drops, instead of leaving it pending', async () => {
+    const proxy = await outageProxy();
+    const client = await connected(proxy.url);
+    const storage = redisStorage({ client, keyPrefix: freshPrefix() });
+    try {
+      proxy.blackhole();
+      const pending = storage.requests.getRequest('req_1');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await proxy.stop();
+      await expectUnavailable(pending);
+    } finally {
+      client.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('answers unavailable to the calls a CLIENT KILL cut off, and works again after the reconnect', async () => {
+    const client = await connected();
+    const keyPrefix = freshPrefix();
+    const storage = redisStorage({ client, keyPrefix });
+    try {
+      await storage.directory.saveOrganization({ id: 'org_1', name: 'Acme' });
+      const id = await client.clientId();
+      // node-redis reconnects at once after a kill, so the calls must be in flight when it lands: a
+      // blocking command holds the connection, and the store calls wait behind it on the server.
+      const blocker = client.sendCommand(['BLPOP', `${keyPrefix}never`, '5']).catch(() => undefined);
+      const cutOff = [
+        storage.directory.getOrganization('org_1'),
+        storage.rateLimits.take([{ key: 'k', capacity: 1, refillPerSecond: 1 }], 1),
+        storage.dueWork.claim(t0, 10, 1000),
+      ].map(expectUnavailable);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await shared!.sendCommand(['CLIENT', 'KILL', 'ID', String(id)]);
+      await Promise.all(cutOff);
+      await blocker;
+      await until(() => client.isReady);
+      expect(await within(1_000, storage.directory.getOrganization('org_1'))).toEqual({
+        id: 'org_1',
+        name: 'Acme',
+      });
+    } finally {
+      client.destroy();
+      await dropPrefix(shared!, keyPrefix);
+    }
+  });
+
+  it('lets errors that are not about the connection through unchanged', async () => {
+    const keyPrefix = freshPrefix();
+    const storage = redisStorage({ client: shared!, keyPrefix });
+    const id = `req_${randomUUID().replaceAll('-', '')}`;
+    await storage.requests.createRequest(request(id, 0), { enqueue: [], cancel: [] });
+    // Something else wrote a string where the adapter keeps a sorted set: Redis's WRONGTYPE error surfaces as is.
+    await shared!.set(`${keyPrefix}due`, 'not a sorted set');
+    const error = await storage.dueWork.nextRunAt().catch((reason: unknown) => reason);
+    expect(isNotifyError(error)).toBe(false);
+    expect(String(error)).toMatch(/WRONGTYPE/);
+    await expect(storage.rateLimits.take([], -1)).rejects.toThrow(RangeError);
+    await dropPrefix(shared!, keyPrefix);
+  });
+});
