@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { inboxTransport } from '../adapters/chat/inbox/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
+import * as admissionLua from '../adapters/storage/redis/lua/admission-lua.js';
 import * as deliveryLua from '../adapters/storage/redis/lua/delivery-lua.js';
 import * as directoryLua from '../adapters/storage/redis/lua/directory-lua.js';
 import * as dueWorkLua from '../adapters/storage/redis/lua/due-work-lua.js';
@@ -30,6 +31,7 @@ const iterations = 20;
 
 const scriptNames = new Map<string, string>();
 for (const module of [
+  admissionLua,
   directoryLua,
   dueWorkLua,
   deliveryLua,

@@ -23,6 +23,8 @@ export { parseMarkdown } from './markdown/parse.js';
 export { renderHtml } from './markdown/render-html.js';
 export type { Notifier, NotifierOptions } from './notifier.js';
 export { createNotifier } from './notifier.js';
+export type { Admission, AdmissionRequest, AdmissionStore, BucketRate } from './ports/admission-store.js';
+export { apiKeyBucketKey, organizationBucketKey } from './ports/admission-store.js';
 export type {
   ChatAddress,
   ChatDelivery,

@@ -2,10 +2,9 @@ import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
 import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
-import { authenticate } from '../use-cases/authenticate.js';
+import { admitRequest } from '../use-cases/authenticate.js';
 import { checkCallbackUrl } from '../use-cases/check-callback-url.js';
-import { enforceRateLimit } from '../use-cases/enforce-rate-limit.js';
-import { readStatus } from '../use-cases/read-status.js';
+import { readStatus, requestIdPattern } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
 import { openApiDocument } from './openapi.js';
 import { parseJsonObject } from './parse-json-body.js';
@@ -14,11 +13,8 @@ import type { HttpRequest, Route } from './types.js';
 
 const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
 
-async function authorize(context: CoreContext, request: HttpRequest) {
-  const principal = await authenticate(context, request.headers['x-api-key'], request.clientAddress);
-  await enforceRateLimit(context, principal);
-  return principal;
-}
+const admit = (context: CoreContext, request: HttpRequest) =>
+  admitRequest(context, request.headers['x-api-key'], request.clientAddress);
 
 /** The specification's endpoints (spec 4), and the OpenAPI document that describes them. */
 export function apiRoutes(context: CoreContext): Route[] {
@@ -27,7 +23,7 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        const principal = await authorize(context, request);
+        const principal = await admit(context, request);
         const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
         if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
         const callbackUrl = parsed.data.response_request?.callback_url;
@@ -54,8 +50,15 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'GET',
       path: '/api/notify/status/:requestId',
       async handle(request, params) {
-        const principal = await authorize(context, request);
-        return jsonResponse(200, await readStatus(context, principal, params.requestId ?? ''));
+        const requestId = params.requestId ?? '';
+        // Read alongside the admission, so that a status costs one round trip; a refused caller's
+        // read is dropped unseen, and a malformed id is still refused only after the admission.
+        const stored = requestIdPattern.test(requestId)
+          ? context.storage.requests.getRequest(requestId)
+          : undefined;
+        stored?.catch(() => undefined);
+        const principal = await admit(context, request);
+        return jsonResponse(200, await readStatus(context, principal, requestId, stored));
       },
     },
     {

@@ -22,8 +22,11 @@ export interface IdempotencyTiming {
 
 /** What {@link IdempotencyStore.acquire} found. */
 export type IdempotencyAcquisition =
-  /** The caller now runs the send. `sendId` is the id of an earlier, unfinished attempt to resume, or null. */
-  | { outcome: 'acquired'; sendId: string | null }
+  /**
+   * The caller now runs the send, under `sendId`: the id it proposed for a new record, or the id of
+   * the earlier, unfinished attempt it resumes.
+   */
+  | { outcome: 'acquired'; sendId: string }
   /** The key was completed before: replay this response. */
   | { outcome: 'completed'; response: StoredResponse }
   /** Another attempt holds the key right now. */
@@ -34,18 +37,18 @@ export type IdempotencyAcquisition =
 /** Idempotency records (DECISIONS §7): at most one attempt at a time per key; 24 hours of memory. */
 export interface IdempotencyStore {
   /**
-   * Atomically: when no live record exists, creates a running one (lease until now+leaseMs) and
-   * answers `acquired` with sendId null. When a record exists with another fingerprint: `mismatch`.
-   * Completed: `completed`. Running with a live lease: `busy`. Failed, or running with an expired
-   * lease: takes it over (new lease) and answers `acquired` with its sendId.
+   * Atomically: when no live record exists, creates a running one (lease until now+leaseMs) that
+   * holds `sendId`, the id the caller will send under, and answers `acquired` with it. When a record
+   * exists with another fingerprint: `mismatch`. Completed: `completed`. Running with a live lease:
+   * `busy`. Failed, or running with an expired lease: takes it over (new lease) and answers
+   * `acquired` with the send id it holds, so that every attempt of one key sends under one id.
    */
   acquire(
     scope: IdempotencyScope,
     fingerprint: string,
+    sendId: string,
     timing: IdempotencyTiming,
   ): Promise<IdempotencyAcquisition>;
-  /** Remembers the id a running attempt created, so that a resumed attempt reuses it. */
-  setSendId(scope: IdempotencyScope, sendId: string): Promise<void>;
   /** Stores the final answer; repeats replay it until the record expires. */
   complete(scope: IdempotencyScope, response: StoredResponse): Promise<void>;
   /** Ends the running attempt without an answer; the next repeat resumes it. */

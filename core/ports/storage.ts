@@ -1,3 +1,4 @@
+import type { AdmissionStore } from './admission-store.js';
 import type { DeliveryStore } from './delivery-store.js';
 import type { DirectoryStore } from './directory-store.js';
 import type { DueWorkStore } from './due-work-store.js';
@@ -14,6 +15,7 @@ export interface StoragePorts {
   deliveries: DeliveryStore;
   idempotency: IdempotencyStore;
   rateLimits: RateLimitStore;
+  admission: AdmissionStore;
   dueWork: DueWorkStore;
   inbox: InboxStore;
   failedCallbacks: FailedCallbackStore;

@@ -2,6 +2,7 @@ import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import type { BucketSpec } from '../ports/rate-limit-store.js';
+import type { RateLimit } from '../rate-limit/settings.js';
 import { digestApiKey } from '../security/api-key-format.js';
 
 /** `lastUsedAt` is written at most this often per key: accurate to a minute without a write per call. */
@@ -13,10 +14,23 @@ const failedAuthBucket = (context: CoreContext, clientAddress: string): BucketSp
   refillPerSecond: context.rateLimits.failedAuthentication.perSecond,
 });
 
+const blocked = () =>
+  new NotifyError('rate_limited', 'Too many failed authentication attempts from this address', {
+    retryAfterSeconds: 1,
+  });
+
+const rejected = (presented: string | undefined) =>
+  new NotifyError('unauthenticated', presented ? 'Invalid API key' : 'Missing API key');
+
+const rate = (limit: RateLimit) => ({ capacity: limit.burst, refillPerSecond: limit.perSecond });
+
+const describe = (limit: RateLimit) => `(${limit.burst} burst / ${limit.perSecond} per second)`;
+
 /**
- * Resolves the caller from `X-API-Key`. A client address that failed too often is refused before
- * its key is even looked at, so that keys cannot be guessed at speed; the check runs alongside the
- * lookup to keep the successful path at one round trip of latency.
+ * Resolves the caller from `X-API-Key`, without charging the request limits (the library's
+ * `authenticate`). A client address that failed too often is refused before its key is even looked
+ * at, so that keys cannot be guessed at speed; the check runs alongside the lookup to keep the
+ * successful path at one round trip of latency.
  */
 export async function authenticate(
   context: CoreContext,
@@ -25,21 +39,55 @@ export async function authenticate(
 ): Promise<Principal> {
   const bucket = failedAuthBucket(context, clientAddress);
   const presented = apiKey?.trim();
-  const [blocked, principal] = await Promise.all([
+  const [short, principal] = await Promise.all([
     context.storage.rateLimits.take([bucket], 0),
     presented ? context.storage.directory.findPrincipalByDigest(digestApiKey(presented)) : null,
   ]);
-  if (blocked !== null) {
-    throw new NotifyError('rate_limited', 'Too many failed authentication attempts from this address', {
-      retryAfterSeconds: 1,
-    });
-  }
+  if (short !== null) throw blocked();
   if (principal && principal.apiKey.revokedAt === null) {
     touch(context, principal);
     return principal;
   }
   await context.storage.rateLimits.take([bucket], 1);
-  throw new NotifyError('unauthenticated', presented ? 'Invalid API key' : 'Missing API key');
+  throw rejected(presented);
+}
+
+/**
+ * Admits an API request (DECISIONS §6, §7): authenticates it as {@link authenticate} does, then
+ * takes one token from the key's bucket and one from the organization's, both or neither, refusing
+ * with the specification's exact wording when either is empty. One storage step.
+ */
+export async function admitRequest(
+  context: CoreContext,
+  apiKey: string | undefined,
+  clientAddress: string,
+): Promise<Principal> {
+  const { perKey, perOrganization } = context.rateLimits;
+  const presented = apiKey?.trim();
+  const admission = await context.storage.admission.admit({
+    digest: presented ? digestApiKey(presented) : null,
+    failedAuth: failedAuthBucket(context, clientAddress),
+    perKey: rate(perKey),
+    perOrganization: rate(perOrganization),
+  });
+  switch (admission.outcome) {
+    case 'blocked':
+      throw blocked();
+    case 'rejected':
+      throw rejected(presented);
+    case 'limited': {
+      // The key was used, even if the request goes no further.
+      touch(context, admission.principal);
+      const details =
+        admission.by === 'key'
+          ? `Per-key rate limit exceeded ${describe(perKey)}`
+          : `Per-organization rate limit exceeded ${describe(perOrganization)}`;
+      throw new NotifyError('rate_limited', details, { retryAfterSeconds: 1 });
+    }
+    case 'admitted':
+      touch(context, admission.principal);
+      return admission.principal;
+  }
 }
 
 function touch(context: CoreContext, principal: Principal): void {

@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
 import { statusBody } from '../request/status-body.js';
 import { transition } from '../request/transition.js';
@@ -12,15 +13,18 @@ export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
  * The status use case (spec 4.2). A request past its expiry whose timeout has not run yet is shown
  * as the timeout will leave it, so that a reader never sees a request pending after its deadline;
  * the due-work runner is nudged to store that state.
+ *
+ * @param stored the read of the request, when the caller started it already; read here otherwise.
  */
 export async function readStatus(
   context: CoreContext,
   principal: Principal,
   requestId: string,
+  stored?: Promise<InteractiveRequest | null>,
 ): Promise<RequestStatus> {
   if (!requestIdPattern.test(requestId))
     throw new NotifyError('invalid_request', 'Invalid request_id format');
-  const request = await context.storage.requests.getRequest(requestId);
+  const request = await (stored ?? context.storage.requests.getRequest(requestId));
   if (!request || request.organizationId !== principal.organization.id) {
     throw new NotifyError('not_found', 'Request not found');
   }

@@ -4,7 +4,8 @@ import { isNotifyError, NotifyError } from '../errors.js';
 import type { IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { fingerprint } from '../security/fingerprint.js';
-import { freshAttempt, sendNotification } from './send-notification.js';
+import { resolveRecipients } from './resolve-recipients.js';
+import { newSendId, sendNotification } from './send-notification.js';
 
 /** Idempotency records live this long (spec 8.3). */
 const ttlMs = 24 * 60 * 60 * 1000;
@@ -29,15 +30,22 @@ export async function sendIdempotently(
   input: NotifyRequest,
   idempotencyKey: string | undefined,
 ): Promise<SendResponse> {
+  // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
+  // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
+  // once the key is acquired, as when the lookup followed the acquisition.
+  const recipients = resolveRecipients(context, principal.organization.id, input.user_emails);
+  recipients.catch(() => undefined);
+  const sendId = newSendId(context, input);
   if (idempotencyKey === undefined) {
-    return {
-      ...answer(200, await sendNotification(context, principal, input, freshAttempt)),
-      replayed: false,
-    };
+    const sent = await sendNotification(context, principal, input, await recipients, {
+      sendId,
+      resumed: false,
+    });
+    return { ...answer(200, sent), replayed: false };
   }
   const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
   const store = context.storage.idempotency;
-  const acquired = await store.acquire(scope, fingerprint(input), {
+  const acquired = await store.acquire(scope, fingerprint(input), sendId, {
     now: context.clock.now(),
     leaseMs,
     ttlMs,
@@ -61,9 +69,10 @@ export async function sendIdempotently(
   try {
     response = answer(
       200,
-      await sendNotification(context, principal, input, {
-        resumeSendId: acquired.sendId,
-        onSendId: (sendId) => store.setSendId(scope, sendId),
+      await sendNotification(context, principal, input, await recipients, {
+        sendId: acquired.sendId,
+        // The store answers the proposed id unless an earlier attempt of the key holds another.
+        resumed: acquired.sendId !== sendId,
       }),
     );
   } catch (error) {

@@ -8,27 +8,27 @@ import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
 import { deliverCopies, type ResolvedRecipient, updateCopies } from './deliver-copies.js';
-import { resolveRecipients } from './resolve-recipients.js';
 
-/** How a send relates to earlier attempts with the same idempotency key. */
+/** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
 export interface SendAttempt {
-  /** The id an earlier, unfinished attempt created; the send resumes it. Null for a fresh send. */
-  resumeSendId: string | null;
-  /** Called with a fresh id before anything is stored or delivered under it. */
-  onSendId(sendId: string): Promise<void>;
+  /** `notification_id` of a plain send, `request_id` of an interactive one. */
+  sendId: string;
+  /** True when the send resumes an earlier attempt with the same idempotency key. */
+  resumed: boolean;
 }
 
-/** A fresh send, not tied to an idempotency key. */
-export const freshAttempt: SendAttempt = { resumeSendId: null, onSendId: async () => {} };
+/** A fresh id for a send of `input`: a request id when it is interactive, a notification id otherwise. */
+export const newSendId = (context: CoreContext, input: NotifyRequest): string =>
+  input.response_request ? context.ids.requestId() : context.ids.notificationId();
 
-/** The send use case (spec 4.1): resolve recipients, store the request, deliver every copy. */
+/** The send use case (spec 4.1) to resolved recipients: store the request, deliver every copy. */
 export async function sendNotification(
   context: CoreContext,
   principal: Principal,
   input: NotifyRequest,
+  recipients: ResolvedRecipient[],
   attempt: SendAttempt,
 ): Promise<NotificationSent | RequestCreated> {
-  const recipients = await resolveRecipients(context, principal.organization.id, input.user_emails);
   return input.response_request
     ? sendInteractive(context, principal, input, recipients, attempt)
     : sendPlain(context, principal, input.message, recipients, attempt);
@@ -41,19 +41,18 @@ async function sendPlain(
   recipients: ResolvedRecipient[],
   attempt: SendAttempt,
 ): Promise<NotificationSent> {
-  const id = attempt.resumeSendId ?? context.ids.notificationId();
-  if (!attempt.resumeSendId) await attempt.onSendId(id);
-  const view = plainView(id, message);
+  const { sendId, resumed } = attempt;
+  const view = plainView(sendId, message);
   const failed = await deliverCopies(
     context,
     principal.organization,
-    id,
-    attempt.resumeSendId !== null,
+    sendId,
+    resumed,
     recipients,
     () => view,
   );
   throwIfFailed(failed);
-  return { status: 'ok', notification_id: id };
+  return { status: 'ok', notification_id: sendId };
 }
 
 async function sendInteractive(
@@ -63,12 +62,10 @@ async function sendInteractive(
   recipients: ResolvedRecipient[],
   attempt: SendAttempt,
 ): Promise<RequestCreated> {
-  const stored = attempt.resumeSendId
-    ? await context.storage.requests.getRequest(attempt.resumeSendId)
-    : null;
-  const request = stored ?? newRequest(context, principal, input, recipients, attempt.resumeSendId);
+  // An earlier attempt may have stopped before storing the request.
+  const stored = attempt.resumed ? await context.storage.requests.getRequest(attempt.sendId) : null;
+  const request = stored ?? newRequest(context, principal, input, recipients, attempt.sendId);
   if (!stored) {
-    if (!attempt.resumeSendId) await attempt.onSendId(request.id);
     await context.storage.requests.createRequest(request, {
       enqueue: [
         {
@@ -105,13 +102,13 @@ function newRequest(
   principal: Principal,
   input: NotifyRequest,
   recipients: ResolvedRecipient[],
-  id: string | null,
+  id: string,
 ): InteractiveRequest {
   const responseRequest = input.response_request;
   if (!responseRequest) throw new TypeError('an interactive request needs response_request');
   const now = context.clock.now();
   return {
-    id: id ?? context.ids.requestId(),
+    id,
     organizationId: principal.organization.id,
     version: 0,
     status: 'pending',

@@ -78,12 +78,12 @@ describe('memory storage housekeeping', () => {
     const { idempotency } = memoryStorage({ clock });
     const timing = { now: t0, leaseMs: 60_000, ttlMs: 1000 };
     for (let i = 0; i < 3000; i += 1)
-      await idempotency.acquire({ organizationId: 'o', key: `old${i}` }, 'f', timing);
+      await idempotency.acquire({ organizationId: 'o', key: `old${i}` }, 'f', 'notif_1', timing);
     clock.advance(2000);
     const live = { organizationId: 'o', key: 'live' };
-    await idempotency.acquire(live, 'f', { ...timing, ttlMs: 60_000 });
+    await idempotency.acquire(live, 'f', 'notif_1', { ...timing, ttlMs: 60_000 });
     for (let i = 0; i < 3000; i += 1)
-      await idempotency.acquire({ organizationId: 'o', key: `new${i}` }, 'f', timing);
-    expect(await idempotency.acquire(live, 'f', timing)).toEqual({ outcome: 'busy' });
+      await idempotency.acquire({ organizationId: 'o', key: `new${i}` }, 'f', 'notif_1', timing);
+    expect(await idempotency.acquire(live, 'f', 'notif_1', timing)).toEqual({ outcome: 'busy' });
   });
 });

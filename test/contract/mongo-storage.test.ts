@@ -271,9 +271,12 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
       expect(await storage.requests.getRequest(request.id)).toEqual(next);
       const scope = { organizationId: 'org_1', key: '$key' };
       const timing = { now: 1, leaseMs: 1000, ttlMs: 60_000 };
-      await storage.idempotency.acquire(scope, '$fingerprint', timing);
+      expect(await storage.idempotency.acquire(scope, '$fingerprint', '$sendId', timing)).toEqual({
+        outcome: 'acquired',
+        sendId: '$sendId',
+      });
       await storage.idempotency.complete(scope, { status: 200, body: '$body' });
-      expect(await storage.idempotency.acquire(scope, '$fingerprint', timing)).toEqual({
+      expect(await storage.idempotency.acquire(scope, '$fingerprint', '$other', timing)).toEqual({
         outcome: 'completed',
         response: { status: 200, body: '$body' },
       });
@@ -347,12 +350,18 @@ describe('MongoDB storage errors', () => {
           { enqueue: [], cancel: [] },
         ),
         storage.deliveries.listDeliveries('notif_1'),
-        storage.idempotency.acquire({ organizationId: 'org_1', key: 'k' }, 'fp', {
+        storage.idempotency.acquire({ organizationId: 'org_1', key: 'k' }, 'fp', 'notif_1', {
           now: 0,
           leaseMs: 1000,
           ttlMs: 1000,
         }),
         storage.rateLimits.take([{ key: 'k', capacity: 1, refillPerSecond: 1 }], 1),
+        storage.admission.admit({
+          digest: '0'.repeat(64),
+          failedAuth: { key: 'auth-failures:127.0.0.1', capacity: 1, refillPerSecond: 1 },
+          perKey: { capacity: 1, refillPerSecond: 1 },
+          perOrganization: { capacity: 1, refillPerSecond: 1 },
+        }),
         storage.dueWork.claim(0, 10, 1000),
         storage.dueWork.nextRunAt(),
         storage.inbox.listMessages('ada@example.test'),

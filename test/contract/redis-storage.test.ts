@@ -157,8 +157,19 @@ const everyPort = (storage: StoragePorts): Array<() => Promise<unknown>> => [
   () => storage.requests.updateRequest(request('req_1', 1), 0, { enqueue: [], cancel: [] }),
   () => storage.deliveries.listDeliveries('notif_1'),
   () =>
-    storage.idempotency.acquire({ organizationId: 'o', key: 'k' }, 'f', { now: t0, leaseMs: 1, ttlMs: 1 }),
+    storage.idempotency.acquire({ organizationId: 'o', key: 'k' }, 'f', 'notif_1', {
+      now: t0,
+      leaseMs: 1,
+      ttlMs: 1,
+    }),
   () => storage.rateLimits.take([{ key: 'k', capacity: 1, refillPerSecond: 1 }], 1),
+  () =>
+    storage.admission.admit({
+      digest: '0'.repeat(64),
+      failedAuth: { key: 'auth-failures:127.0.0.1', capacity: 1, refillPerSecond: 1 },
+      perKey: { capacity: 1, refillPerSecond: 1 },
+      perOrganization: { capacity: 1, refillPerSecond: 1 },
+    }),
   () => storage.dueWork.claim(t0, 10, 1000),
   () => storage.dueWork.nextRunAt(),
   () => storage.inbox.listMessages('a@example.test'),
@@ -346,6 +357,48 @@ describe.skipIf(!available)('redis storage across instances', () => {
     expect(await b.rateLimits.take([bucket], 1)).toBe(0);
   });
 
+  it('admits no more requests across two instances than the key bucket holds, charging the organization alike', async () => {
+    const keyPrefix = prefix();
+    const a = redisStorage({ client: await instanceClient(), keyPrefix });
+    const b = redisStorage({ client: await instanceClient(), keyPrefix });
+    await a.directory.saveOrganization({ id: 'org_1', name: 'Acme' });
+    await a.directory.saveUser({
+      id: 'usr_1',
+      organizationId: 'org_1',
+      email: 'ada@example.test',
+      name: 'Ada',
+      role: 'admin',
+      chatLinks: [],
+    });
+    const digest = 'b'.repeat(64);
+    await a.directory.saveApiKey({
+      id: 'key_1',
+      organizationId: 'org_1',
+      userId: 'usr_1',
+      label: 'ci',
+      prefix: 'cnk_abcdefgh',
+      digest,
+      createdAt: t0,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const slow = (capacity: number) => ({ capacity, refillPerSecond: 0.001 });
+    const admission = {
+      digest,
+      failedAuth: { key: 'auth-failures:10.0.0.1', ...slow(1) },
+      perKey: slow(5),
+      perOrganization: slow(8),
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).admission.admit(admission)),
+    );
+    expect(outcomes.filter((o) => o.outcome === 'admitted')).toHaveLength(5);
+    expect(outcomes.filter((o) => o.outcome === 'limited' && o.by === 'key')).toHaveLength(15);
+    const organization = { key: 'org:org_1', ...slow(8) };
+    expect(await b.rateLimits.take([organization], 4)).toBe(0);
+    expect(await b.rateLimits.take([organization], 3)).toBeNull();
+  });
+
   it('shows a revocation made by one instance on the next lookup of another', async () => {
     const keyPrefix = prefix();
     const a = redisStorage({ client: await instanceClient(), keyPrefix });
@@ -439,15 +492,15 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
     withStorage(async ({ idempotency }, keyPrefix) => {
       const scope = { organizationId: 'org_1', key: 'k' };
       const timing = { now: t0, leaseMs: 10, ttlMs: 60_000 };
-      await idempotency.acquire(scope, 'fp', timing);
+      await idempotency.acquire(scope, 'fp', 'notif_1', timing);
       const key = `${keyPrefix}idempotency:${JSON.stringify(['org_1', 'k'])}`;
       const first = await shared!.pTTL(key);
       expect(first).toBeGreaterThan(59_000);
       expect(first).toBeLessThanOrEqual(60_000);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await idempotency.acquire(scope, 'fp', { ...timing, now: t0 + 100 })).toEqual({
+      expect(await idempotency.acquire(scope, 'fp', 'notif_2', { ...timing, now: t0 + 100 })).toEqual({
         outcome: 'acquired',
-        sendId: null,
+        sendId: 'notif_1',
       });
       expect(await shared!.pTTL(key)).toBeLessThan(first);
     }));

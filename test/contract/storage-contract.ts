@@ -4,6 +4,12 @@ import type { ApiKeyRecord, Organization, User } from '../../core/domain/directo
 import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
 import { timeoutItemId } from '../../core/domain/due-work.js';
 import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
+import {
+  type AdmissionRequest,
+  apiKeyBucketKey,
+  type BucketRate,
+  organizationBucketKey,
+} from '../../core/ports/admission-store.js';
 import type { DeliveryRecord } from '../../core/ports/delivery-store.js';
 import type { FailedCallback } from '../../core/ports/failed-callback-store.js';
 import type { IdempotencyScope, IdempotencyTiming } from '../../core/ports/idempotency-store.js';
@@ -434,88 +440,84 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
       const timing: IdempotencyTiming = { now: t0, leaseMs: 30_000, ttlMs: 24 * hour };
       const scope = (): IdempotencyScope => ({ organizationId: uid('org'), key: uid('idem') });
 
-      it('acquires a new key, then answers busy to a repeat while the lease lives', async () => {
+      it('acquires a new key under the proposed send id, then answers busy to a repeat while the lease lives', async () => {
         const s = scope();
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_first', timing)).toEqual({
           outcome: 'acquired',
-          sendId: null,
+          sendId: 'notif_first',
         });
-        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 29_000 })).toEqual({
-          outcome: 'busy',
-        });
+        expect(
+          await storage.idempotency.acquire(s, 'fp1', 'notif_second', { ...timing, now: t0 + 29_000 }),
+        ).toEqual({ outcome: 'busy' });
       });
 
       it('answers mismatch to the same key with another fingerprint, running or completed', async () => {
         const s = scope();
-        await storage.idempotency.acquire(s, 'fp1', timing);
-        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
+        await storage.idempotency.acquire(s, 'fp1', 'notif_1', timing);
+        expect(await storage.idempotency.acquire(s, 'fp2', 'notif_2', timing)).toEqual({
+          outcome: 'mismatch',
+        });
         await storage.idempotency.complete(s, { status: 200, body: '{}' });
-        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
+        expect(await storage.idempotency.acquire(s, 'fp2', 'notif_3', timing)).toEqual({
+          outcome: 'mismatch',
+        });
       });
 
       it('replays the completed response exactly', async () => {
         const s = scope();
-        await storage.idempotency.acquire(s, 'fp1', timing);
+        await storage.idempotency.acquire(s, 'fp1', 'notif_1', timing);
         const response = {
           status: 200,
           body: '{"status":"ok", "notification_id":"notif_x","note":"é ✓\\n"}',
         };
         await storage.idempotency.complete(s, response);
         const later = { ...timing, now: t0 + hour };
-        expect(await storage.idempotency.acquire(s, 'fp1', later)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_2', later)).toEqual({
           outcome: 'completed',
           response,
         });
-        expect(await storage.idempotency.acquire(s, 'fp1', later)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_3', later)).toEqual({
           outcome: 'completed',
           response,
         });
       });
 
-      it('resumes a failed attempt with its send id, then holds the key again', async () => {
+      it('resumes a failed attempt under its first send id, not the new proposal, then holds the key again', async () => {
         const s = scope();
-        await storage.idempotency.acquire(s, 'fp1', timing);
-        await storage.idempotency.setSendId(s, 'notif_first');
+        await storage.idempotency.acquire(s, 'fp1', 'notif_first', timing);
         await storage.idempotency.fail(s);
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_second', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'notif_first',
         });
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({ outcome: 'busy' });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_third', timing)).toEqual({
+          outcome: 'busy',
+        });
         await storage.idempotency.fail(s);
-        expect(await storage.idempotency.acquire(s, 'fp2', timing)).toEqual({ outcome: 'mismatch' });
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp2', 'notif_fourth', timing)).toEqual({
+          outcome: 'mismatch',
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_fifth', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'notif_first',
-        });
-      });
-
-      it('resumes a failed attempt that never created a send with a null send id', async () => {
-        const s = scope();
-        await storage.idempotency.acquire(s, 'fp1', timing);
-        await storage.idempotency.fail(s);
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
-          outcome: 'acquired',
-          sendId: null,
         });
       });
 
       it('lets a repeat take over a running attempt whose lease has ended', async () => {
         const s = scope();
-        await storage.idempotency.acquire(s, 'fp1', { ...timing, leaseMs: 1000 });
-        await storage.idempotency.setSendId(s, 'req_crashed');
-        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 500 })).toEqual({
+        await storage.idempotency.acquire(s, 'fp1', 'req_crashed', { ...timing, leaseMs: 1000 });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_2', { ...timing, now: t0 + 500 })).toEqual({
           outcome: 'busy',
         });
         const takeover = { ...timing, now: t0 + 1500, leaseMs: 1000 };
-        expect(await storage.idempotency.acquire(s, 'fp1', takeover)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_3', takeover)).toEqual({
           outcome: 'acquired',
           sendId: 'req_crashed',
         });
-        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 2000 })).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_4', { ...timing, now: t0 + 2000 })).toEqual({
           outcome: 'busy',
         });
-        expect(await storage.idempotency.acquire(s, 'fp1', { ...timing, now: t0 + 2600 })).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_5', { ...timing, now: t0 + 2600 })).toEqual({
           outcome: 'acquired',
           sendId: 'req_crashed',
         });
@@ -525,20 +527,21 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const completed = scope();
         const running = scope();
         const short = { ...timing, ttlMs: 200 };
-        await storage.idempotency.acquire(completed, 'fp1', short);
+        await storage.idempotency.acquire(completed, 'fp1', 'notif_done', short);
         await storage.idempotency.complete(completed, { status: 200, body: '{}' });
-        await storage.idempotency.acquire(running, 'fp1', short);
-        await storage.idempotency.setSendId(running, 'notif_old');
-        expect((await storage.idempotency.acquire(completed, 'fp1', short)).outcome).toBe('completed');
+        await storage.idempotency.acquire(running, 'fp1', 'notif_old', short);
+        expect((await storage.idempotency.acquire(completed, 'fp1', 'notif_x', short)).outcome).toBe(
+          'completed',
+        );
         await elapse(400);
         const later = { ...short, now: t0 + 400 };
-        expect(await storage.idempotency.acquire(completed, 'fp2', later)).toEqual({
+        expect(await storage.idempotency.acquire(completed, 'fp2', 'notif_new', later)).toEqual({
           outcome: 'acquired',
-          sendId: null,
+          sendId: 'notif_new',
         });
-        expect(await storage.idempotency.acquire(running, 'fp1', later)).toEqual({
+        expect(await storage.idempotency.acquire(running, 'fp1', 'notif_new', later)).toEqual({
           outcome: 'acquired',
-          sendId: null,
+          sendId: 'notif_new',
         });
       });
 
@@ -546,22 +549,21 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const a: IdempotencyScope = { organizationId: uid('org'), key: 'k' };
         const b: IdempotencyScope = { organizationId: uid('org'), key: 'k' };
         const c: IdempotencyScope = { organizationId: a.organizationId, key: 'k2' };
-        for (const s of [a, b, c]) {
-          expect(await storage.idempotency.acquire(s, 'fp', timing)).toEqual({
+        for (const [i, s] of [a, b, c].entries()) {
+          expect(await storage.idempotency.acquire(s, 'fp', `notif_${i}`, timing)).toEqual({
             outcome: 'acquired',
-            sendId: null,
+            sendId: `notif_${i}`,
           });
         }
       });
 
-      it('ignores setSendId, complete and fail on a key never acquired', async () => {
+      it('ignores complete and fail on a key never acquired', async () => {
         const s = scope();
-        await storage.idempotency.setSendId(s, 'notif_x');
         await storage.idempotency.complete(s, { status: 200, body: '{}' });
         await storage.idempotency.fail(s);
-        expect(await storage.idempotency.acquire(s, 'fp1', timing)).toEqual({
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_1', timing)).toEqual({
           outcome: 'acquired',
-          sendId: null,
+          sendId: 'notif_1',
         });
       });
     });
@@ -637,6 +639,142 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const b = slow(1);
         await storage.rateLimits.take([a], 1);
         expect(await storage.rateLimits.take([b], 1)).toBeNull();
+      });
+    });
+
+    describe('AdmissionStore', () => {
+      /** Refills too slowly for real time to matter during a test. */
+      const slowly = 0.001;
+      const rate = (capacity: number): BucketRate => ({ capacity, refillPerSecond: slowly });
+
+      /** A valid key of a fresh organization, and the buckets admission charges for it. */
+      const validKey = async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        return {
+          key,
+          principal: { apiKey: key, user: owner, organization: org },
+          keyBucket: (capacity: number): BucketSpec => ({ key: apiKeyBucketKey(key.id), ...rate(capacity) }),
+          orgBucket: (capacity: number): BucketSpec => ({
+            key: organizationBucketKey(org.id),
+            ...rate(capacity),
+          }),
+        };
+      };
+
+      /** An admission request of a fresh client address. */
+      const admission = (
+        digest: string | null,
+        limits: { failedAuth?: number; perKey?: number; perOrganization?: number } = {},
+      ): AdmissionRequest => ({
+        digest,
+        failedAuth: { key: `auth-failures:${uid('addr')}`, ...rate(limits.failedAuth ?? 3) },
+        perKey: rate(limits.perKey ?? 5),
+        perOrganization: rate(limits.perOrganization ?? 5),
+      });
+
+      const unknownDigest = (): string => randomUUID().replaceAll('-', '').repeat(2);
+
+      it('admits a valid key with its principal, taking one token from the key and one from the organization', async () => {
+        const { key, principal, keyBucket, orgBucket } = await validKey();
+        const request = admission(key.digest, { failedAuth: 1, perKey: 2, perOrganization: 3 });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'admitted', principal });
+        expect(await storage.rateLimits.take([keyBucket(2)], 2)).toBe(0);
+        expect(await storage.rateLimits.take([keyBucket(2)], 1)).toBeNull();
+        expect(await storage.rateLimits.take([orgBucket(3)], 3)).toBe(0);
+        expect(await storage.rateLimits.take([orgBucket(3)], 2)).toBeNull();
+        // A successful admission costs the address nothing.
+        expect(await storage.rateLimits.take([request.failedAuth], 1)).toBeNull();
+      });
+
+      it('limits by the key without taking from the organization', async () => {
+        const { key, principal, orgBucket } = await validKey();
+        const request = admission(key.digest, { perKey: 1, perOrganization: 5 });
+        expect((await storage.admission.admit(request)).outcome).toBe('admitted');
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'limited', by: 'key', principal });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'limited', by: 'key', principal });
+        expect(await storage.rateLimits.take([orgBucket(5)], 4)).toBeNull();
+        expect(await storage.rateLimits.take([request.failedAuth], 3)).toBeNull();
+      });
+
+      it('limits by the organization without taking from the key', async () => {
+        const { key, principal, keyBucket } = await validKey();
+        const request = admission(key.digest, { perKey: 5, perOrganization: 1 });
+        expect((await storage.admission.admit(request)).outcome).toBe('admitted');
+        expect(await storage.admission.admit(request)).toEqual({
+          outcome: 'limited',
+          by: 'organization',
+          principal,
+        });
+        expect(await storage.rateLimits.take([keyBucket(5)], 4)).toBeNull();
+      });
+
+      it('shares the organization bucket between the keys of one organization', async () => {
+        const { key, principal } = await validKey();
+        const second = apiKey(principal.organization.id, principal.user.id);
+        await storage.directory.saveApiKey(second);
+        const limits = { perKey: 5, perOrganization: 1 };
+        expect((await storage.admission.admit(admission(key.digest, limits))).outcome).toBe('admitted');
+        expect(await storage.admission.admit(admission(second.digest, limits))).toEqual({
+          outcome: 'limited',
+          by: 'organization',
+          principal: { ...principal, apiKey: second },
+        });
+      });
+
+      it('rejects no key, an unknown key and a revoked one, taking one failed-authentication token each', async () => {
+        const { key, keyBucket, orgBucket } = await validKey();
+        const request = admission(null, { failedAuth: 3 });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+        expect(await storage.admission.admit({ ...request, digest: unknownDigest() })).toEqual({
+          outcome: 'rejected',
+        });
+        await storage.directory.revokeApiKey(key.id, t0);
+        expect(await storage.admission.admit({ ...request, digest: key.digest })).toEqual({
+          outcome: 'rejected',
+        });
+        expect(await storage.rateLimits.take([request.failedAuth], 1)).toBe(0);
+        // The revoked key's buckets were never charged.
+        expect(await storage.rateLimits.take([keyBucket(5), orgBucket(5)], 5)).toBeNull();
+      });
+
+      it('refuses a key on the very next admission after its revocation', async () => {
+        const { key } = await validKey();
+        const request = admission(key.digest);
+        expect((await storage.admission.admit(request)).outcome).toBe('admitted');
+        await storage.directory.revokeApiKey(key.id, t0);
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+      });
+
+      it('blocks an address out of failed-authentication tokens, even with a valid key, taking nothing', async () => {
+        const { key, keyBucket, orgBucket } = await validKey();
+        const request = admission(unknownDigest(), { failedAuth: 1 });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'blocked' });
+        expect(await storage.admission.admit({ ...request, digest: key.digest })).toEqual({
+          outcome: 'blocked',
+        });
+        expect(await storage.admission.admit({ ...request, digest: null })).toEqual({ outcome: 'blocked' });
+        // Another address is not blocked; its admission is the only one the buckets saw.
+        expect((await storage.admission.admit(admission(key.digest))).outcome).toBe('admitted');
+        expect(await storage.rateLimits.take([keyBucket(5), orgBucket(5)], 4)).toBeNull();
+      });
+
+      it('lets the failed-authentication bucket refill', async () => {
+        const { key } = await validKey();
+        const request: AdmissionRequest = {
+          ...admission(null),
+          failedAuth: { key: `auth-failures:${uid('addr')}`, capacity: 1, refillPerSecond: 10 },
+        };
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+        expect(await storage.admission.admit({ ...request, digest: key.digest })).toEqual({
+          outcome: 'blocked',
+        });
+        await elapse(150);
+        expect((await storage.admission.admit({ ...request, digest: key.digest })).outcome).toBe('admitted');
       });
     });
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../core/ports/clock.js';
 import { systemClock } from '../../../core/ports/clock.js';
 import type { StoragePorts } from '../../../core/ports/storage.js';
+import { memoryAdmissionStore } from './memory-admission-store.js';
 import { memoryDeliveryStore } from './memory-delivery-store.js';
 import { memoryDirectoryStore } from './memory-directory-store.js';
 import { memoryDueWorkStore } from './memory-due-work-store.js';
@@ -10,11 +11,14 @@ import { memoryInboxStore } from './memory-inbox-store.js';
 import { memoryRateLimitStore } from './memory-rate-limit-store.js';
 import { memoryRequestStore } from './memory-request-store.js';
 
+export type { MemoryAdmissionStoreOptions } from './memory-admission-store.js';
+export type { MemoryDirectoryStore } from './memory-directory-store.js';
 export type { MemoryDueWorkStore } from './memory-due-work-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
-export type { MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
+export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
 export type { MemoryRequestStoreOptions } from './memory-request-store.js';
 export {
+  memoryAdmissionStore,
   memoryDeliveryStore,
   memoryDirectoryStore,
   memoryDueWorkStore,
@@ -39,12 +43,15 @@ export interface MemoryStorageOptions {
 export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts {
   const clock = options.clock ?? systemClock;
   const dueWork = memoryDueWorkStore();
+  const directory = memoryDirectoryStore();
+  const rateLimits = memoryRateLimitStore({ clock });
   return {
-    directory: memoryDirectoryStore(),
+    directory,
     requests: memoryRequestStore({ dueWork }),
     deliveries: memoryDeliveryStore(),
     idempotency: memoryIdempotencyStore({ clock }),
-    rateLimits: memoryRateLimitStore({ clock }),
+    rateLimits,
+    admission: memoryAdmissionStore({ directory, rateLimits }),
     dueWork,
     inbox: memoryInboxStore(),
     failedCallbacks: memoryFailedCallbackStore(),

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Organization, User } from '../../../core/domain/directory.js';
+import type { ApiKeyRecord, Organization, Principal, User } from '../../../core/domain/directory.js';
 import { normalizeEmail } from '../../../core/domain/directory.js';
 import type { DirectoryStore } from '../../../core/ports/directory-store.js';
 
@@ -6,18 +6,36 @@ import type { DirectoryStore } from '../../../core/ports/directory-store.js';
 const emailKey = (organizationId: string, email: string): string =>
   JSON.stringify([organizationId, normalizeEmail(email)]);
 
+/** The memory directory, plus the synchronous lookup that lets the admission store decide in one step. */
+export interface MemoryDirectoryStore extends DirectoryStore {
+  /** `findPrincipalByDigest`, at once. */
+  principalByDigest(digest: string): Principal | null;
+}
+
 /**
  * Organizations, users and API keys in maps, with the two indexes the port looks up by: users by
  * (organization, normalized email) and keys by digest.
  */
-export function memoryDirectoryStore(): DirectoryStore {
+export function memoryDirectoryStore(): MemoryDirectoryStore {
   const organizations = new Map<string, Organization>();
   const users = new Map<string, User>();
   const userIdByEmail = new Map<string, string>();
   const keys = new Map<string, ApiKeyRecord>();
   const keyIdByDigest = new Map<string, string>();
 
+  const principalByDigest = (digest: string): Principal | null => {
+    const id = keyIdByDigest.get(digest);
+    const apiKey = id === undefined ? undefined : keys.get(id);
+    if (apiKey === undefined) return null;
+    const user = users.get(apiKey.userId);
+    const organization = organizations.get(apiKey.organizationId);
+    // A key whose owner or organization is gone identifies nobody.
+    if (user === undefined || organization === undefined) return null;
+    return structuredClone({ apiKey, user, organization });
+  };
+
   return {
+    principalByDigest,
     async saveOrganization(organization) {
       organizations.set(organization.id, structuredClone(organization));
     },
@@ -63,16 +81,7 @@ export function memoryDirectoryStore(): DirectoryStore {
       keys.set(key.id, structuredClone(key));
       keyIdByDigest.set(key.digest, key.id);
     },
-    async findPrincipalByDigest(digest) {
-      const id = keyIdByDigest.get(digest);
-      const apiKey = id === undefined ? undefined : keys.get(id);
-      if (apiKey === undefined) return null;
-      const user = users.get(apiKey.userId);
-      const organization = organizations.get(apiKey.organizationId);
-      // A key whose owner or organization is gone identifies nobody.
-      if (user === undefined || organization === undefined) return null;
-      return structuredClone({ apiKey, user, organization });
-    },
+    findPrincipalByDigest: async (digest) => principalByDigest(digest),
     async touchApiKey(id, at) {
       const key = keys.get(id);
       if (key !== undefined) key.lastUsedAt = at;
@@ -94,5 +103,5 @@ export function memoryDirectoryStore(): DirectoryStore {
       key.revokedAt ??= at;
       return true;
     },
-  } satisfies DirectoryStore;
+  } satisfies MemoryDirectoryStore;
 }

@@ -15,8 +15,8 @@ export interface MemoryIdempotencyStoreOptions {
 /** What every record carries, whatever its state. */
 interface RecordBase {
   fingerprint: string;
-  /** Id the attempt created, kept across takeovers so a resumed attempt reuses it. */
-  sendId: string | null;
+  /** Id the first attempt proposed, kept across takeovers so a resumed attempt reuses it. */
+  sendId: string;
   /** Store-clock milliseconds; fixed at creation, so a takeover does not extend the 24 hours. */
   expiresAt: number;
 }
@@ -48,20 +48,20 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
   };
 
   return {
-    async acquire(scope, fingerprint, { now, leaseMs, ttlMs }) {
+    async acquire(scope, fingerprint, proposedSendId, { now, leaseMs, ttlMs }) {
       const key = scopeKey(scope);
       const record = live(key);
       if (record === undefined) {
         const created = clock.now();
         records.set(key, {
           fingerprint,
-          sendId: null,
+          sendId: proposedSendId,
           expiresAt: created + ttlMs,
           state: 'running',
           leaseUntil: now + leaseMs,
         });
         sweep(created);
-        return { outcome: 'acquired', sendId: null };
+        return { outcome: 'acquired', sendId: proposedSendId };
       }
       if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
       if (record.state === 'completed') return { outcome: 'completed', response: { ...record.response } };
@@ -69,10 +69,6 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
       const { fingerprint: fp, sendId, expiresAt } = record;
       records.set(key, { fingerprint: fp, sendId, expiresAt, state: 'running', leaseUntil: now + leaseMs });
       return { outcome: 'acquired', sendId };
-    },
-    async setSendId(scope, sendId) {
-      const record = live(scopeKey(scope));
-      if (record !== undefined && record.state !== 'completed') record.sendId = sendId;
     },
     async complete(scope, response) {
       const key = scopeKey(scope);

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../core/ports/clock.js';
-import type { RateLimitStore } from '../../../core/ports/rate-limit-store.js';
+import type { BucketSpec, RateLimitStore } from '../../../core/ports/rate-limit-store.js';
 import { type BucketState, fullAt, takeTokens } from '../../../core/rate-limit/token-bucket.js';
 import { createLazySweep } from './lazy-sweep.js';
 
@@ -7,6 +7,12 @@ import { createLazySweep } from './lazy-sweep.js';
 export interface MemoryRateLimitStoreOptions {
   /** Decides the refill. */
   clock: Clock;
+}
+
+/** The memory rate-limit store, plus the synchronous take that lets the admission store decide in one step. */
+export interface MemoryRateLimitStore extends RateLimitStore {
+  /** `take`, at once. */
+  takeNow(buckets: readonly BucketSpec[], cost: number): number | null;
 }
 
 /** A bucket's state and when it will be full again, after which forgetting it changes nothing. */
@@ -20,20 +26,23 @@ interface Stored {
  * completely are forgotten lazily (an absent bucket is a full one), so keys seen once, such as the
  * client addresses of failed logins, do not accumulate.
  */
-export function memoryRateLimitStore({ clock }: MemoryRateLimitStoreOptions): RateLimitStore {
+export function memoryRateLimitStore({ clock }: MemoryRateLimitStoreOptions): MemoryRateLimitStore {
   const buckets = new Map<string, Stored>();
   const sweep = createLazySweep(buckets, (stored: Stored, now) => stored.fullAt <= now);
 
+  const takeNow = (specs: readonly BucketSpec[], cost: number): number | null => {
+    const now = clock.now();
+    const { shortIndex, updates } = takeTokens(specs, cost, (key) => buckets.get(key)?.state, now);
+    for (const spec of specs) {
+      const state = updates.get(spec.key);
+      if (state !== undefined) buckets.set(spec.key, { state, fullAt: fullAt(state, spec) });
+    }
+    sweep(now);
+    return shortIndex;
+  };
+
   return {
-    async take(specs, cost) {
-      const now = clock.now();
-      const { shortIndex, updates } = takeTokens(specs, cost, (key) => buckets.get(key)?.state, now);
-      for (const spec of specs) {
-        const state = updates.get(spec.key);
-        if (state !== undefined) buckets.set(spec.key, { state, fullAt: fullAt(state, spec) });
-      }
-      sweep(now);
-      return shortIndex;
-    },
-  } satisfies RateLimitStore;
+    takeNow,
+    take: async (specs, cost) => takeNow(specs, cost),
+  } satisfies MemoryRateLimitStore;
 }

@@ -97,6 +97,7 @@ export interface IdempotencyDocument {
   /** JSON of `[organizationId, key]`. */
   _id: string;
   fingerprint: string;
+  /** The id every attempt sends under; null only in records written before `acquire` proposed it. */
   sendId: string | null;
   state: 'running' | 'failed' | 'completed';
   /** While running: the caller's epoch milliseconds at which the lease ends. */

@@ -23,6 +23,7 @@
 import type { StoragePorts } from '../../../core/ports/storage.js';
 import type { MongoStorageOptions } from './collections.js';
 import { openCollections } from './collections.js';
+import { mongoAdmissionStore } from './mongo-admission-store.js';
 import { mongoDeliveryStore } from './mongo-delivery-store.js';
 import { mongoDirectoryStore } from './mongo-directory-store.js';
 import { mongoDueWorkStore } from './mongo-due-work-store.js';
@@ -43,12 +44,15 @@ export { isUnavailableError } from './unavailable.js';
  */
 export function mongoStorage(options: MongoStorageOptions): StoragePorts {
   const collections = openCollections(options);
+  const directory = mongoDirectoryStore(collections);
+  const rateLimits = mongoRateLimitStore(collections);
   return {
-    directory: mongoDirectoryStore(collections),
+    directory,
     requests: mongoRequestStore(collections),
     deliveries: mongoDeliveryStore(collections),
     idempotency: mongoIdempotencyStore(collections),
-    rateLimits: mongoRateLimitStore(collections),
+    rateLimits,
+    admission: mongoAdmissionStore({ directory, rateLimits }),
     dueWork: mongoDueWorkStore(collections),
     inbox: mongoInboxStore(collections),
     failedCallbacks: mongoFailedCallbackStore(collections),

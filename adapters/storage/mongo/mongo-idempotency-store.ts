@@ -6,8 +6,8 @@
  * server, from the stored record, what the memory adapter decides in code: create a running record
  * when none is live, take over a failed one or one whose lease has ended, or leave it as it is. A
  * taker writes a fresh `holder` token, so the record it reads back says whether it acquired the key;
- * of concurrent callers exactly one does. `setSendId`, `complete` and `fail` are single conditional
- * updates of a live record.
+ * of concurrent callers exactly one does. `complete` and `fail` are single conditional updates of a
+ * live record.
  *
  * Expiry is judged by the server's clock (`$$NOW`): `expiresAt` is set at creation and kept across
  * takeovers; a TTL index deletes expired records within about a minute, and until then every read
@@ -42,9 +42,11 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
   const liveRecord = (scope: IdempotencyScope) => ({ _id: scopeId(scope), $expr: isLive });
 
   return reportUnavailable({
-    async acquire(scope, fingerprint, { now, leaseMs, ttlMs }): Promise<IdempotencyAcquisition> {
+    async acquire(scope, fingerprint, sendId, { now, leaseMs, ttlMs }): Promise<IdempotencyAcquisition> {
       const holder = randomUUID();
       const lease = { state: 'running', leaseUntil: now + leaseMs, holder: { $literal: holder } };
+      // Records written before send ids were proposed here may hold none: a takeover adopts the proposal.
+      const takeover = { ...lease, sendId: { $ifNull: ['$sendId', { $literal: sendId }] } };
       const resumable = {
         $and: [
           { $eq: ['$fingerprint', { $literal: fingerprint }] },
@@ -62,12 +64,12 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
             $cond: [
               isLive,
               // Kept: fingerprint, sendId and expiresAt (a takeover does not extend the 24 hours).
-              { $cond: [resumable, { $mergeObjects: ['$$ROOT', lease] }, '$$ROOT'] },
+              { $cond: [resumable, { $mergeObjects: ['$$ROOT', takeover] }, '$$ROOT'] },
               // Absent or expired: a new record.
               {
                 _id: '$_id',
                 fingerprint: { $literal: fingerprint },
-                sendId: null,
+                sendId: { $literal: sendId },
                 expiresAt: { $add: ['$$NOW', ttlMs] },
                 ...lease,
               },
@@ -89,20 +91,13 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
         record = await run();
       }
       if (record === null) throw new Error('idempotency upsert returned no document');
-      if (record.holder === holder) return { outcome: 'acquired', sendId: record.sendId };
+      if (record.holder === holder) return { outcome: 'acquired', sendId: record.sendId ?? sendId };
       if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };
       if (record.state === 'completed' && record.response !== undefined) {
         const { status, body } = record.response;
         return { outcome: 'completed', response: { status, body } };
       }
       return { outcome: 'busy' };
-    },
-
-    async setSendId(scope, sendId) {
-      await idempotency.updateOne(
-        { ...liveRecord(scope), state: { $ne: 'completed' } },
-        { $set: { sendId } },
-      );
     },
 
     async complete(scope, { status, body }) {

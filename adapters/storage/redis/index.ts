@@ -1,4 +1,5 @@
 import type { StoragePorts } from '../../../core/ports/storage.js';
+import { redisAdmissionStore } from './redis-admission-store.js';
 import type { RedisStorageClient } from './redis-client.js';
 import { redisDeliveryStore } from './redis-delivery-store.js';
 import { redisDirectoryStore } from './redis-directory-store.js';
@@ -33,9 +34,9 @@ export interface RedisStorageOptions {
 
 /**
  * Every storage port on one Redis server (7 recommended; 5 or later), shared by any number of
- * instances: compare-and-set writes, claims of due work, idempotency transitions and rate limits
- * are each a single Lua script, so they stay atomic across instances, and rate limits and idempotency
- * expiry read the server's clock. Nothing is cached in the process, so a revoked key is refused on
+ * instances: compare-and-set writes, claims of due work, idempotency transitions, rate limits and
+ * admissions (authentication with both rate limits) are each a single Lua script, so they stay
+ * atomic across instances, and rate limits and idempotency expiry read the server's clock. Nothing is cached in the process, so a revoked key is refused on
  * the very next request on every instance. Errors of a lost connection surface as
  * `NotifyError('unavailable')`; any other error propagates unchanged.
  *
@@ -50,6 +51,7 @@ export function redisStorage(options: RedisStorageOptions): StoragePorts {
     deliveries: redisDeliveryStore(redis, keys),
     idempotency: redisIdempotencyStore(redis, keys),
     rateLimits: redisRateLimitStore(redis, keys),
+    admission: redisAdmissionStore(redis, keys),
     dueWork: redisDueWorkStore(redis, keys),
     inbox: redisInboxStore(redis, keys),
     failedCallbacks: redisFailedCallbackStore(redis, keys),

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Organization, User } from '../../../core/domain/directory.js';
+import type { ApiKeyRecord, Organization, Principal, User } from '../../../core/domain/directory.js';
 import { normalizeEmail } from '../../../core/domain/directory.js';
 import type { DirectoryStore } from '../../../core/ports/directory-store.js';
 import {
@@ -39,6 +39,26 @@ const apiKeyFrom = (json: unknown, lastUsedAt: unknown, revokedAt: unknown): Api
   lastUsedAt: asOptionalNumber(lastUsedAt),
   revokedAt: asOptionalNumber(revokedAt),
 });
+
+/** The KEYS of `find_principal`, in its order. */
+export const principalKeys = (keys: RedisKeys): string[] => [
+  keys.apiKeyDigests,
+  keys.apiKeys,
+  keys.apiKeyLastUsed,
+  keys.apiKeyRevoked,
+  keys.users,
+  keys.organizations,
+];
+
+/** The principal of the tuple that `find_principal` answers: key JSON, lastUsedAt, revokedAt, owner, organization. */
+export function principalFrom([record, lastUsedAt, revokedAt, user, organization]: unknown[]): Principal {
+  const apiKey = apiKeyFrom(record, lastUsedAt, revokedAt);
+  return {
+    apiKey,
+    user: userFrom(apiKey.userId, user),
+    organization: parseJson<Organization>(organization),
+  };
+}
 
 const usersFrom = (reply: unknown): User[] => chunks(reply, 2).map(([id, json]) => userFrom(id, json));
 
@@ -124,26 +144,8 @@ export function redisDirectoryStore(redis: RedisRunner, keys: RedisKeys): Direct
       );
     },
     async findPrincipalByDigest(digest) {
-      const reply = await redis.evalScript(
-        findPrincipalScript,
-        [
-          keys.apiKeyDigests,
-          keys.apiKeys,
-          keys.apiKeyLastUsed,
-          keys.apiKeyRevoked,
-          keys.users,
-          keys.organizations,
-        ],
-        [digest],
-      );
-      if (reply === null) return null;
-      const [record, lastUsedAt, revokedAt, user, organization] = asArray(reply);
-      const apiKey = apiKeyFrom(record, lastUsedAt, revokedAt);
-      return {
-        apiKey,
-        user: userFrom(apiKey.userId, user),
-        organization: parseJson<Organization>(organization),
-      };
+      const reply = await redis.evalScript(findPrincipalScript, principalKeys(keys), [digest]);
+      return reply === null ? null : principalFrom(asArray(reply));
     },
     async touchApiKey(id, at) {
       await redis.evalScript(touchApiKeyScript, [keys.apiKeys, keys.apiKeyLastUsed], [id, String(at)]);

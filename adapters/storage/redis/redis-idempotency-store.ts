@@ -1,13 +1,8 @@
 import type { IdempotencyScope, IdempotencyStore } from '../../../core/ports/idempotency-store.js';
-import {
-  acquireScript,
-  completeIdempotencyScript,
-  failIdempotencyScript,
-  setSendIdScript,
-} from './lua/idempotency-lua.js';
+import { acquireScript, completeIdempotencyScript, failIdempotencyScript } from './lua/idempotency-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
-import { asArray, asOptionalString, asString } from './replies.js';
+import { asArray, asString } from './replies.js';
 
 /**
  * Idempotency records as hashes that Redis expires `ttlMs` after creation. Every transition is one
@@ -20,7 +15,7 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
   ];
 
   return {
-    async acquire(scope, fingerprint, { now, leaseMs, ttlMs }) {
+    async acquire(scope, fingerprint, sendId, { now, leaseMs, ttlMs }) {
       // PEXPIRE takes whole milliseconds; rounding up never forgets a record early.
       const ttl = String(Math.max(1, Math.ceil(ttlMs)));
       const reply = asArray(
@@ -29,12 +24,13 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
           String(now),
           String(now + leaseMs),
           ttl,
+          sendId,
         ]),
       );
       const outcome = asString(reply[0]);
       switch (outcome) {
         case 'acquired':
-          return { outcome, sendId: asOptionalString(reply[1]) };
+          return { outcome, sendId: asString(reply[1]) };
         case 'completed':
           return { outcome, response: { status: Number(asString(reply[1])), body: asString(reply[2]) } };
         case 'busy':
@@ -43,9 +39,6 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
         default:
           throw new Error(`Unexpected idempotency outcome from Redis: ${outcome}`);
       }
-    },
-    async setSendId(scope, sendId) {
-      await redis.evalScript(setSendIdScript, recordKey(scope), [sendId]);
     },
     async complete(scope, response) {
       await redis.evalScript(completeIdempotencyScript, recordKey(scope), [

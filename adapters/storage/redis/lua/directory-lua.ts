@@ -97,20 +97,28 @@ return 1
 `);
 
 /**
- * KEYS: digests, api-keys, last-used, revoked, users, organizations. ARGV: digest. The principal in
- * one round trip: key JSON, lastUsedAt, revokedAt, owner JSON, organization JSON; nil when the digest
- * is unknown or the key's owner or organization is gone.
+ * `find_principal(digest)`, with KEYS 1 to 6: digests, api-keys, last-used, revoked, users,
+ * organizations. The principal of a digest as the tuple key JSON, lastUsedAt, revokedAt (false when
+ * unset), owner JSON, organization JSON, and the decoded key; nil when the digest is unknown or the
+ * key's owner or organization is gone.
  */
-export const findPrincipalScript = luaScript(`
-local id = redis.call('HGET', KEYS[1], ARGV[1])
-if not id then return nil end
-local record = redis.call('HGET', KEYS[2], id)
-if not record then return nil end
-local key = cjson.decode(record)
-local user = redis.call('HGET', KEYS[5], key.userId)
-local organization = redis.call('HGET', KEYS[6], key.organizationId)
-if not user or not organization then return nil end
-return { record, redis.call('HGET', KEYS[3], id), redis.call('HGET', KEYS[4], id), user, organization }
+export const findPrincipalLua = `
+local function find_principal(digest)
+  local id = redis.call('HGET', KEYS[1], digest)
+  if not id then return nil end
+  local record = redis.call('HGET', KEYS[2], id)
+  if not record then return nil end
+  local key = cjson.decode(record)
+  local user = redis.call('HGET', KEYS[5], key.userId)
+  local organization = redis.call('HGET', KEYS[6], key.organizationId)
+  if not user or not organization then return nil end
+  return { record, redis.call('HGET', KEYS[3], id), redis.call('HGET', KEYS[4], id), user, organization }, key
+end
+`;
+
+/** KEYS: those of `find_principal`. ARGV: digest. The principal's tuple in one round trip, or nil. */
+export const findPrincipalScript = luaScript(`${findPrincipalLua}
+return (find_principal(ARGV[1]))
 `);
 
 /** KEYS: api-keys, last-used. ARGV: id, at. Sets lastUsedAt of an existing key. */

@@ -19,34 +19,28 @@ end
 `;
 
 /**
- * KEYS: record. ARGV: fingerprint, caller's now, lease end, ttl ms. The outcomes of
- * `IdempotencyStore.acquire`: {'acquired', sendId or nil}, {'completed', status, body}, {'busy'} or
- * {'mismatch'}. A new record expires ttl ms after creation on the server's clock; a takeover keeps
- * that deadline.
+ * KEYS: record. ARGV: fingerprint, caller's now, lease end, ttl ms, proposed send id. The outcomes of
+ * `IdempotencyStore.acquire`: {'acquired', sendId}, {'completed', status, body}, {'busy'} or
+ * {'mismatch'}. A new record holds the proposed send id and expires ttl ms after creation on the
+ * server's clock; a takeover keeps both.
  */
 export const acquireScript = luaScript(`${liveStateLua}
 local state = live_state(KEYS[1])
 if not state then
   local ttl = tonumber(ARGV[4])
   redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'running', 'leaseUntil', ARGV[3],
-    'expiresAt', string.format('%.0f', server_now() + ttl))
+    'sendId', ARGV[5], 'expiresAt', string.format('%.0f', server_now() + ttl))
   redis.call('PEXPIRE', KEYS[1], ttl)
-  return { 'acquired', false }
+  return { 'acquired', ARGV[5] }
 end
 local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'leaseUntil', 'sendId', 'status', 'body')
 if r[1] ~= ARGV[1] then return { 'mismatch' } end
 if state == 'completed' then return { 'completed', r[4], r[5] } end
 if state == 'running' and tonumber(r[2]) > tonumber(ARGV[2]) then return { 'busy' } end
-redis.call('HSET', KEYS[1], 'state', 'running', 'leaseUntil', ARGV[3])
-return { 'acquired', r[3] }
-`);
-
-/** KEYS: record. ARGV: send id. Remembers the send id of a live record that is not completed. */
-export const setSendIdScript = luaScript(`${liveStateLua}
-local state = live_state(KEYS[1])
-if not state or state == 'completed' then return 0 end
-redis.call('HSET', KEYS[1], 'sendId', ARGV[1])
-return 1
+-- Records written before send ids were proposed here may hold none: the takeover adopts the proposal.
+local send_id = r[3] or ARGV[5]
+redis.call('HSET', KEYS[1], 'state', 'running', 'leaseUntil', ARGV[3], 'sendId', send_id)
+return { 'acquired', send_id }
 `);
 
 /**

@@ -1,0 +1,51 @@
+/**
+ * Admission in MongoDB, composed of the directory's and the rate-limit store's operations.
+ *
+ * Not one round trip, and not one atomic step: MongoDB has no single-document way to read the key
+ * and charge two shared buckets. The failed-authentication check runs alongside the key lookup (one
+ * round trip), then one take: the failed-authentication token of a rejection, or both buckets of a
+ * valid key (two more round trips, the take-then-compensate of the rate-limit store, with its
+ * behaviour under concurrency). A key revoked between the lookup and the take is admitted once, as
+ * if the request had arrived just before the revocation; the next request sees it.
+ *
+ * @module
+ */
+import {
+  type AdmissionStore,
+  apiKeyBucketKey,
+  organizationBucketKey,
+} from '../../../core/ports/admission-store.js';
+import type { DirectoryStore } from '../../../core/ports/directory-store.js';
+import type { RateLimitStore } from '../../../core/ports/rate-limit-store.js';
+
+/** Options of {@link mongoAdmissionStore}: the stores it composes. */
+export interface MongoAdmissionStoreOptions {
+  directory: DirectoryStore;
+  rateLimits: RateLimitStore;
+}
+
+/** Admission on MongoDB; see the module comment for its round trips and atomicity. */
+export function mongoAdmissionStore({ directory, rateLimits }: MongoAdmissionStoreOptions): AdmissionStore {
+  return {
+    async admit({ digest, failedAuth, perKey, perOrganization }) {
+      const [blocked, principal] = await Promise.all([
+        rateLimits.take([failedAuth], 0),
+        digest === null ? null : directory.findPrincipalByDigest(digest),
+      ]);
+      if (blocked !== null) return { outcome: 'blocked' };
+      if (principal === null || principal.apiKey.revokedAt !== null) {
+        await rateLimits.take([failedAuth], 1);
+        return { outcome: 'rejected' };
+      }
+      const short = await rateLimits.take(
+        [
+          { key: apiKeyBucketKey(principal.apiKey.id), ...perKey },
+          { key: organizationBucketKey(principal.organization.id), ...perOrganization },
+        ],
+        1,
+      );
+      if (short === null) return { outcome: 'admitted', principal };
+      return { outcome: 'limited', by: short === 0 ? 'key' : 'organization', principal };
+    },
+  } satisfies AdmissionStore;
+}

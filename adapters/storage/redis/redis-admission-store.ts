@@ -1,0 +1,58 @@
+import {
+  type Admission,
+  type AdmissionStore,
+  apiKeyBucketKey,
+  organizationBucketKey,
+} from '../../../core/ports/admission-store.js';
+import { admitScript } from './lua/admission-lua.js';
+import { principalFrom, principalKeys } from './redis-directory-store.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { RedisRunner } from './redis-runner.js';
+import { asArray, asString } from './replies.js';
+
+/**
+ * Admission in one script, so one round trip: the failed-authentication check, the key lookup (never
+ * cached: a revocation holds on the next request of every instance) and both buckets, all or nothing,
+ * on the Redis server's clock, with the buckets and arithmetic of the rate-limit store.
+ */
+export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): AdmissionStore {
+  // The script learns the ids from the key it finds, and appends them to these.
+  const keyBucketBase = keys.rateLimit(apiKeyBucketKey(''));
+  const organizationBucketBase = keys.rateLimit(organizationBucketKey(''));
+
+  return {
+    async admit({ digest, failedAuth, perKey, perOrganization }): Promise<Admission> {
+      const [outcome, ...principal] = asArray(
+        await redis.evalScript(
+          admitScript,
+          [...principalKeys(keys), keys.rateLimit(failedAuth.key)],
+          [
+            digest ?? '',
+            String(failedAuth.capacity),
+            String(failedAuth.refillPerSecond),
+            keyBucketBase,
+            String(perKey.capacity),
+            String(perKey.refillPerSecond),
+            organizationBucketBase,
+            String(perOrganization.capacity),
+            String(perOrganization.refillPerSecond),
+          ],
+        ),
+      );
+      switch (asString(outcome)) {
+        case 'blocked':
+          return { outcome: 'blocked' };
+        case 'rejected':
+          return { outcome: 'rejected' };
+        case 'admitted':
+          return { outcome: 'admitted', principal: principalFrom(principal) };
+        case 'limited-key':
+          return { outcome: 'limited', by: 'key', principal: principalFrom(principal) };
+        case 'limited-organization':
+          return { outcome: 'limited', by: 'organization', principal: principalFrom(principal) };
+        default:
+          throw new Error(`Unexpected admission outcome from Redis: ${String(outcome)}`);
+      }
+    },
+  } satisfies AdmissionStore;
+}

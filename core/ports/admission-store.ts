@@ -1,0 +1,54 @@
+import type { Principal } from '../domain/directory.js';
+import type { BucketSpec } from './rate-limit-store.js';
+
+/** The rate of a bucket whose key the store derives from the principal it finds. */
+export type BucketRate = Pick<BucketSpec, 'capacity' | 'refillPerSecond'>;
+
+/** The bucket of an API key, among the keys of the `RateLimitStore`'s buckets. */
+export const apiKeyBucketKey = (apiKeyId: string): string => `key:${apiKeyId}`;
+
+/** The bucket of an organization, among the keys of the `RateLimitStore`'s buckets. */
+export const organizationBucketKey = (organizationId: string): string => `org:${organizationId}`;
+
+/** What {@link AdmissionStore.admit} checks of one API request. */
+export interface AdmissionRequest {
+  /** Lowercase hex SHA-256 digest of the presented API key; null when none was presented. */
+  digest: string | null;
+  /** The failed authentications of the client address (`auth-failures:<address>`). */
+  failedAuth: BucketSpec;
+  /** Rate of the key's bucket, `key:<apiKeyId>` ({@link apiKeyBucketKey}). */
+  perKey: BucketRate;
+  /** Rate of the organization's bucket, `org:<organizationId>` ({@link organizationBucketKey}). */
+  perOrganization: BucketRate;
+}
+
+/** What {@link AdmissionStore.admit} decided. */
+export type Admission =
+  /** The client address has no failed-authentication token left; nothing was looked up or taken. */
+  | { outcome: 'blocked' }
+  /** No key, or an unknown or revoked one; one failed-authentication token was taken. */
+  | { outcome: 'rejected' }
+  /** A valid key whose own bucket (`key`) or organization's bucket is short; nothing was taken. */
+  | { outcome: 'limited'; by: 'key' | 'organization'; principal: Principal }
+  /** A valid key; one token was taken from the key's bucket and one from the organization's. */
+  | { outcome: 'admitted'; principal: Principal };
+
+/**
+ * The gate of every API request (DECISIONS §6, §8): authentication and both rate limits in one
+ * step. The buckets are those of the `RateLimitStore` (same keys, same arithmetic, refilled by
+ * the store's clock); the key is read as `DirectoryStore.findPrincipalByDigest` reads it, never
+ * from a cache, so a revocation holds on the very next request.
+ */
+export interface AdmissionStore {
+  /**
+   * In order: when `failedAuth` holds less than one token, `blocked`. Otherwise looks the digest up;
+   * no digest, an unknown one, or a key with `revokedAt` set takes one token from `failedAuth`:
+   * `rejected`. Otherwise takes one token from the key's bucket and one from the organization's,
+   * both or neither (a refusal by one costs the other nothing): `admitted`, or `limited` by the
+   * first that was short.
+   *
+   * Atomicity and round trips are the adapter's: memory and Redis decide in one atomic step (Redis in
+   * one round trip); MongoDB composes its directory and rate-limit operations (see its adapter).
+   */
+  admit(request: AdmissionRequest): Promise<Admission>;
+}
