@@ -24,6 +24,8 @@ export interface HttpCallbacksOptions {
   timeoutMs?: number;
   /** DNS answers slower than this fail the attempt (default 5 000 ms). */
   lookupTimeoutMs?: number;
+  /** Certificate authorities (PEM) to trust instead of Node's bundled ones, e.g. a private CA. */
+  ca?: string | readonly string[];
 }
 
 /**
@@ -37,6 +39,7 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
     resolver = dnsResolver,
     timeoutMs = 15_000,
     lookupTimeoutMs = 5_000,
+    ca,
   } = options;
 
   async function send(attempt: Parameters<CallbackTransport['send']>[0]): Promise<CallbackAttemptResult> {
@@ -53,7 +56,11 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
       attempt.body,
     );
     const dispatcher = new Agent({
-      connect: { lookup: pinnedLookup(addresses), timeout: timeoutMs },
+      connect: {
+        lookup: pinnedLookup(addresses),
+        timeout: timeoutMs,
+        ...(ca === undefined ? {} : { ca: [ca].flat() }),
+      },
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       pipelining: 0,
