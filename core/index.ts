@@ -21,6 +21,8 @@ export type { HttpRequest, HttpResponse, Route } from './http/types.js';
 export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';
 export { parseMarkdown } from './markdown/parse.js';
 export { renderHtml } from './markdown/render-html.js';
+export { renderPlainText } from './markdown/render-plain.js';
+export { safeLinkUrl } from './markdown/safe-url.js';
 export type { Notifier, NotifierOptions } from './notifier.js';
 export { createNotifier } from './notifier.js';
 export type { Admission, AdmissionRequest, AdmissionStore, BucketRate } from './ports/admission-store.js';
