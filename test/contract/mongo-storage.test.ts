@@ -88,50 +88,6 @@ async function interactiveFlow(storage: StoragePorts): Promise<void> {
   }
 }
 
-/** What one instance does, another on the same database sees at once: revocations, limits, leases. */
-async function acrossInstances(one: StoragePorts, two: StoragePorts): Promise<void> {
-  await one.directory.saveOrganization({ id: 'org_1', name: 'Acme' });
-  const owner = await one.directory.saveUser({
-    id: 'usr_1',
-    organizationId: 'org_1',
-    email: 'ada@example.test',
-    name: 'Ada',
-    role: 'admin',
-    chatLinks: [],
-  });
-  const key = {
-    id: 'key_1',
-    organizationId: 'org_1',
-    userId: owner.id,
-    label: 'ci',
-    prefix: 'cnk_abcdefgh',
-    digest: 'a'.repeat(64),
-    createdAt: 1,
-    lastUsedAt: null,
-    revokedAt: null,
-  };
-  await one.directory.saveApiKey(key);
-  expect((await two.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBeNull();
-  await one.directory.revokeApiKey(key.id, 5);
-  expect((await two.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBe(5);
-
-  const bucket = { key: 'rl_shared', capacity: 3, refillPerSecond: 0.001 };
-  const takes = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? one : two).rateLimits.take([bucket], 1)),
-  );
-  expect(takes.filter((refused) => refused === null)).toHaveLength(3);
-
-  await one.dueWork.enqueue([{ id: 'due_1', kind: 'timeout', requestId: 'req_1', runAt: 100, attempt: 0 }]);
-  const [held] = await one.dueWork.claim(100, 10, 1000);
-  expect(await two.dueWork.claim(1099, 10, 1000)).toEqual([]);
-  const [taken] = await two.dueWork.claim(1100, 10, 1000);
-  expect(taken?.id).toBe('due_1');
-  await one.dueWork.complete(held!);
-  expect(await two.dueWork.nextRunAt()).toBe(2100);
-  await two.dueWork.complete(taken!);
-  expect(await one.dueWork.nextRunAt()).toBeNull();
-}
-
 describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
   let client: MongoClient | undefined;
   const connect = async (): Promise<MongoClient> => {
@@ -139,16 +95,26 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
     return client;
   };
 
+  /** A second client, as another instance of the service would hold. */
+  let otherClient: MongoClient | undefined;
+  const connectOther = async (): Promise<MongoClient> => {
+    otherClient ??= await new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 }).connect();
+    return otherClient;
+  };
+
   afterAll(async () => {
     await client?.close();
+    await otherClient?.close();
   });
 
   // A database of its own for every test, dropped after it. No clock: the stores read the server's.
   describeStorageContract('mongodb', async () => {
-    const db = (await connect()).db(freshName());
+    const name = freshName();
+    const db = (await connect()).db(name);
     await ensureMongoIndexes({ db });
     return {
       storage: mongoStorage({ db }),
+      secondInstance: async () => mongoStorage({ db: (await connectOther()).db(name) }),
       teardown: async () => {
         await db.dropDatabase();
       },
@@ -227,19 +193,6 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
       await interactiveFlow(mongoStorage({ db }));
     } finally {
       await db.dropDatabase();
-    }
-  });
-
-  it('shares revocations, rate limits and leases between instances on separate clients', async () => {
-    const name = freshName();
-    const other = await new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 5_000 }).connect();
-    const db = (await connect()).db(name);
-    try {
-      await ensureMongoIndexes({ db });
-      await acrossInstances(mongoStorage({ db }), mongoStorage({ db: other.db(name) }));
-    } finally {
-      await db.dropDatabase();
-      await other.close();
     }
   });
 

@@ -29,6 +29,11 @@ export interface StorageContractHarness {
   clock?: { advance(ms: number): void };
   /** Releases what the setup took (drops keys, closes clients). */
   teardown(): Promise<void>;
+  /**
+   * Another instance of the service on the same store, over a connection of its own. Omit it for a
+   * store held in one process; the suite then uses `storage` as the other instance too.
+   */
+  secondInstance?(): Promise<StoragePorts>;
 }
 
 /** Builds the storage of one test; called before each test, and its teardown after. */
@@ -954,6 +959,47 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         await storage.inbox.saveMessage(answered);
         expect(await storage.inbox.getMessage(first.id)).toEqual(answered);
         expect(await storage.inbox.listMessages('ada@example.test')).toEqual([answered, second]);
+      });
+    });
+
+    describe('across instances', () => {
+      const other = async (): Promise<StoragePorts> =>
+        harness.secondInstance ? harness.secondInstance() : storage;
+
+      it('shows a revocation made by one instance on the next lookup of another', async () => {
+        const two = await other();
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        expect((await two.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBeNull();
+        expect(await storage.directory.revokeApiKey(key.id, t0 + 5)).toBe(true);
+        expect((await two.directory.findPrincipalByDigest(key.digest))?.apiKey.revokedAt).toBe(t0 + 5);
+      });
+
+      it('holds one rate limit across instances', async () => {
+        const two = await other();
+        const bucket = { key: uid('rl'), capacity: 3, refillPerSecond: 0.001 };
+        const takes = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? storage : two).rateLimits.take([bucket], 1)),
+        );
+        expect(takes.filter((refused) => refused === null)).toHaveLength(3);
+      });
+
+      it('hides an item leased by one instance from another until the lease ends', async () => {
+        const two = await other();
+        await storage.dueWork.enqueue([
+          { id: uid('due'), kind: 'timeout', requestId: uid('req'), runAt: t0, attempt: 0 },
+        ]);
+        const [held] = await storage.dueWork.claim(t0, 10, 1000);
+        expect(await two.dueWork.claim(t0 + 999, 10, 1000)).toEqual([]);
+        const [taken] = await two.dueWork.claim(t0 + 1000, 10, 1000);
+        expect(taken?.id).toBe(held?.id);
+        await storage.dueWork.complete(held!);
+        expect(await two.dueWork.nextRunAt()).toBe(t0 + 2000);
+        await two.dueWork.complete(taken!);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
       });
     });
 
