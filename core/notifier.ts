@@ -85,7 +85,10 @@ export interface Notifier {
   start(): void;
   /** Runs everything due now (tests, maintenance); answers how many items ran. */
   runDueWork(): Promise<number>;
-  /** Stops background work and lets running items finish. */
+  /**
+   * Stops background work: running due items and events being applied finish, events still queued
+   * are refused with a retryable error. Resolves once nothing of the notifier's is running.
+   */
   stop(): Promise<void>;
 }
 
@@ -163,7 +166,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     runDueWork: () => context.dueWork.drain(),
     async stop() {
       await context.dueWork.stop();
-      context.machine.close();
+      await context.machine.close();
     },
   };
 }

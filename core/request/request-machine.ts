@@ -1,10 +1,8 @@
 import {
   asyncScheduler,
-  catchError,
   concatMap,
   defer,
   EMPTY,
-  filter,
   finalize,
   firstValueFrom,
   type GroupedObservable,
@@ -15,7 +13,6 @@ import {
   type SchedulerLike,
   Subject,
   switchMap,
-  tap,
   timer,
 } from 'rxjs';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
@@ -53,8 +50,11 @@ export interface RequestMachineOptions {
 export interface RequestMachine {
   /** Resolves once the event is stored (or found to change nothing) and its commands have run. */
   dispatch(event: RequestEvent): Promise<DispatchResult>;
-  /** Stops accepting events; pending ones are rejected. */
-  close(): void;
+  /**
+   * Stops accepting events: those queued and not yet started are rejected with a retryable
+   * `unavailable` error; resolves once the events already being applied have settled.
+   */
+  close(): Promise<void>;
 }
 
 interface Envelope {
@@ -62,6 +62,9 @@ interface Envelope {
   resolve(result: DispatchResult): void;
   reject(error: unknown): void;
 }
+
+const shuttingDown = () =>
+  new NotifyError('unavailable', 'The service is shutting down', { retryAfterSeconds: 1 });
 
 /**
  * The RxJS pipeline of the architecture: events are grouped by request and applied in order
@@ -73,7 +76,16 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   const events$ = new Subject<Envelope>();
   /** Events dispatched and not yet settled, per request: a queue closes only once it is empty. */
   const pending = new Map<string, number>();
-  const drained$ = new Subject<string>();
+  /**
+   * One "queue drained" signal per live queue, so that settling an event wakes only its own
+   * queue's idle timer: the cost of a dispatch must not grow with the number of live requests.
+   */
+  const drained = new Map<string, Subject<void>>();
+  /** Dispatched and not started: what `close` rejects. */
+  const queued = new Set<Envelope>();
+  /** Being applied: what `close` waits for. */
+  const running = new Set<Promise<unknown>>();
+  let closed = false;
 
   const settle = (requestId: string) => {
     const left = (pending.get(requestId) ?? 1) - 1;
@@ -82,7 +94,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       return;
     }
     pending.delete(requestId);
-    drained$.next(requestId);
+    drained.get(requestId)?.next();
   };
 
   /** A short random pause after losing a write, so that instances racing on one request spread out. */
@@ -111,15 +123,25 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   }
 
+  /** Runs one envelope, unless `close` already rejected it while it waited in its queue. */
+  const run = (envelope: Envelope): Promise<void> => {
+    if (!queued.delete(envelope)) return Promise.resolve();
+    const work = apply(envelope.event).then(envelope.resolve, envelope.reject);
+    running.add(work);
+    return work.finally(() => running.delete(work));
+  };
+
   /** Ends a request's queue after `idleMs` with nothing queued; a new event in the meantime keeps it. */
-  const idle = (group: GroupedObservable<string, Envelope>) =>
-    merge(
-      group.pipe(map(() => false)),
-      drained$.pipe(
-        filter((requestId) => requestId === group.key),
-        map(() => true),
-      ),
-    ).pipe(switchMap((drained) => (drained ? timer(idleMs, scheduler) : EMPTY)));
+  const idle = (group: GroupedObservable<string, Envelope>) => {
+    const drained$ = new Subject<void>();
+    drained.set(group.key, drained$);
+    return merge(group.pipe(map(() => false)), drained$.pipe(map(() => true))).pipe(
+      switchMap((isDrained) => (isDrained ? timer(idleMs, scheduler) : EMPTY)),
+      finalize(() => {
+        if (drained.get(group.key) === drained$) drained.delete(group.key);
+      }),
+    );
+  };
 
   const subscription = events$
     .pipe(
@@ -127,14 +149,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       mergeMap((group) =>
         group.pipe(
           concatMap((envelope) =>
-            defer(() => apply(envelope.event)).pipe(
-              tap((result) => envelope.resolve(result)),
-              catchError((error: unknown) => {
-                envelope.reject(error);
-                return EMPTY;
-              }),
-              finalize(() => settle(envelope.event.requestId)),
-            ),
+            defer(() => run(envelope)).pipe(finalize(() => settle(envelope.event.requestId))),
           ),
         ),
       ),
@@ -144,13 +159,21 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   return {
     dispatch: (event) =>
       new Promise<DispatchResult>((resolve, reject) => {
-        if (subscription.closed) {
-          reject(new NotifyError('unavailable', 'The service is shutting down'));
+        if (closed) {
+          reject(shuttingDown());
           return;
         }
+        const envelope = { event, resolve, reject };
+        queued.add(envelope);
         pending.set(event.requestId, (pending.get(event.requestId) ?? 0) + 1);
-        events$.next({ event, resolve, reject });
+        events$.next(envelope);
       }),
-    close: () => subscription.unsubscribe(),
+    async close() {
+      closed = true;
+      for (const envelope of queued) envelope.reject(shuttingDown());
+      queued.clear();
+      await Promise.allSettled([...running]);
+      subscription.unsubscribe();
+    },
   };
 }

@@ -112,7 +112,8 @@ const machines: RequestMachine[] = [];
 const runners: DueWorkRunner[] = [];
 afterEach(async () => {
   for (const runner of runners.splice(0)) await runner.stop();
-  for (const machine of machines.splice(0)) machine.close();
+  // Not awaited: a test may leave a gated write behind, and closing must not wait for it here.
+  for (const machine of machines.splice(0)) void machine.close();
 });
 const track = (machine: RequestMachine): RequestMachine => {
   machines.push(machine);
@@ -429,10 +430,55 @@ describe('request machine', () => {
 
   it('rejects events after close', async () => {
     const { machine } = await setup();
-    machine.close();
+    await machine.close();
     const error = await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotifyError);
     expect((error as NotifyError).code).toBe('unavailable');
+  });
+});
+
+describe('closing the request machine', () => {
+  it('rejects the queued events, lets the running ones finish, and resolves only after them', async () => {
+    const clock = manualClock(t0);
+    const storage = memoryStorage({ clock });
+    for (const n of [1, 2]) {
+      const r = request({ id: id(n), mode: 'onTimeout' });
+      await storage.requests.createRequest(r, { enqueue: [timeoutItem(r)], cancel: [] });
+    }
+    const gate = deferred();
+    const machine = track(
+      createRequestMachine({
+        requests: storage.requests,
+        async runCommands(r) {
+          if (r.id === id(1)) await gate.promise;
+        },
+      }),
+    );
+    const running = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1));
+    const queued = [
+      machine.dispatch(click(id(1), key(2), 'no', t0 + 2)),
+      machine.dispatch(click(id(1), key(3), 'maybe', t0 + 3)),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+
+    let closed = false;
+    const closing = machine.close().then(() => {
+      closed = true;
+    });
+    const refusals = await Promise.all(queued.map((p) => p.catch((error: unknown) => error)));
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(NotifyError);
+      expect((refusal as NotifyError).code).toBe('unavailable');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(false);
+
+    gate.resolve();
+    expect((await running).outcome).toBe('accepted');
+    await closing;
+    expect(closed).toBe(true);
+    const stored = await storage.requests.getRequest(id(1));
+    expect(stored?.recipients.map((r) => r.value)).toEqual(['yes', null, null]);
   });
 });
 

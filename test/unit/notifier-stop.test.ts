@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier } from '../../core/notifier.js';
+import type { ChatTransport } from '../../core/ports/chat-transport.js';
+import type { RequestStore } from '../../core/ports/request-store.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+
+/** A transport that accepts every delivery and keeps nothing: this test is about the core's writes. */
+const nullTransport: ChatTransport = {
+  platform: 'null',
+  routes: [],
+  address: (user) => ({ installationId: 'local', userRef: user.email }),
+  deliver: async () => ({}),
+  update: async () => {},
+  connect: () => {},
+};
+
+describe('notifier.stop', () => {
+  it('waits for a request write that is under way before it resolves', async () => {
+    const storage = memoryStorage();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let writes = 0;
+    const requests: RequestStore = {
+      ...storage.requests,
+      async updateRequest(...args) {
+        writes += 1;
+        await gate;
+        return storage.requests.updateRequest(...args);
+      },
+    };
+    const notifier = createNotifier({ storage: { ...storage, requests }, transports: [nullTransport] });
+    await notifier.seed(testSeed);
+    const sent = await notifier.handle({
+      method: 'POST',
+      url: '/api/notify',
+      headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+      body: [
+        JSON.stringify({
+          user_emails: ['bob@acme.test'],
+          message: 'Ship it?',
+          response_request: {
+            options: [
+              { text: 'Yes', value: 'yes' },
+              { text: 'No', value: 'no' },
+            ],
+            timeout_minutes: 5,
+          },
+        }),
+      ],
+      clientAddress: '127.0.0.1',
+    });
+    const requestId = (JSON.parse(String(sent?.body)) as { request_id: string }).request_id;
+
+    const click = notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' });
+    while (writes === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    let stopped = false;
+    const stopping = notifier.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+
+    release();
+    expect(await click).toBe('accepted');
+    await stopping;
+    expect(stopped).toBe(true);
+    expect((await storage.requests.getRequest(requestId))?.recipients[0]?.value).toBe('yes');
+  });
+});
