@@ -12,7 +12,7 @@ import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
-import { requestView } from './request/message-view.js';
+import { requestViews } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import type { RequestStatus } from './schemas/responses.js';
 import { type IdGenerator, randomIds } from './security/random-id.js';
@@ -112,8 +112,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async runCommands(request, commands) {
       for (const command of commands) {
         if (command.type === 'update-messages') {
-          await updateCopies(context, request.organizationId, request.id, command.recipients, (key) =>
-            requestView(request, key),
+          await updateCopies(
+            context,
+            request.organizationId,
+            request.id,
+            command.recipients,
+            requestViews(request),
           );
         }
         if (command.type === 'enqueue-callback') context.dueWork.poke();

@@ -14,6 +14,12 @@ export interface MessageView {
   kind: 'plain' | 'interactive';
   /** `notif_…` of a fire-and-forget send, or `req_…` of an interactive one. */
   sendId: string;
+  /**
+   * Version of the request this view shows (0 for a plain message). Views of one copy can reach a
+   * transport out of order (several instances update at once): a transport never replaces a copy
+   * showing a higher version with a lower one.
+   */
+  version: number;
   /** The message as the caller wrote it (spec 2.6 markdown). */
   text: string;
   /** `text`, parsed once; renderers walk this tree. */

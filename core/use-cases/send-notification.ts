@@ -3,7 +3,7 @@ import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
-import { plainView, requestView } from '../request/message-view.js';
+import { plainView, requestViews } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
@@ -86,7 +86,7 @@ async function sendInteractive(
     request.id,
     stored !== null,
     recipients,
-    (key) => requestView(request, key),
+    requestViews(request),
   );
   await refreshIfChanged(context, request);
   throwIfFailed(failed);
@@ -146,7 +146,7 @@ async function refreshIfChanged(context: CoreContext, request: InteractiveReques
     latest.organizationId,
     latest.id,
     latest.recipients.map((r) => r.key),
-    (key) => requestView(latest, key),
+    requestViews(latest),
   );
 }
 

@@ -7,7 +7,7 @@ import type {
 import type { MessageView } from '../../core/domain/message-view.js';
 import { parseMarkdown } from '../../core/markdown/parse.js';
 import { formatDuration, formatUtc } from '../../core/request/format-time.js';
-import { plainView, requestView } from '../../core/request/message-view.js';
+import { plainView, requestView, requestViews } from '../../core/request/message-view.js';
 
 const createdAt = Date.parse('2026-11-22T03:30:00.000Z');
 const expiresAt = createdAt + 90 * 60_000; // 2026-11-22T05:00:00.000Z
@@ -149,6 +149,7 @@ describe('requestView', () => {
     expect(view).toEqual({
       kind: 'interactive',
       sendId: 'req_0123456789abcdefABCDEF01',
+      version: row.request.version,
       text: message,
       document: parseMarkdown(message),
       buttons,
@@ -201,6 +202,17 @@ describe('requestView', () => {
     expect(bobView.selectedText).toBe('Reject');
   });
 
+  it('carries the version of the request it shows', () => {
+    const r = { ...request('onTimeout', 'pending', 'approve'), version: 7 };
+    expect(requestView(r, alice).version).toBe(7);
+    expect(requestView(r, bob).version).toBe(7);
+  });
+
+  it('parses the message once per request version: every recipient shares one document', () => {
+    const viewOf = requestViews(request('onTimeout', 'pending', null));
+    expect(viewOf(alice).document).toBe(viewOf(bob).document);
+  });
+
   it('does not change the request it renders', () => {
     const r = request('onTimeout', 'pending', 'approve');
     const before = structuredClone(r);
@@ -215,6 +227,7 @@ describe('plainView', () => {
     expect(plainView('notif_0123456789abcdefABCDEF01', message)).toEqual({
       kind: 'plain',
       sendId: 'notif_0123456789abcdefABCDEF01',
+      version: 0,
       text: message,
       document: parseMarkdown(message),
       buttons: [],
