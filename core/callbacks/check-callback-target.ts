@@ -1,6 +1,7 @@
+import ipaddr from 'ipaddr.js';
 import { NotifyError } from '../errors.js';
 import type { HostResolver } from '../ports/callback-transport.js';
-import { nonPublicReason, unbracket } from './public-address.js';
+import { isPublicAddress, unbracket } from './public-address.js';
 
 const field = 'response_request.callback_url';
 
@@ -27,9 +28,9 @@ async function resolveWithin(policy: CallbackTargetPolicy, hostname: string): Pr
 
 /**
  * Checks a callback URL (spec 2.2, DECISIONS §1 and §5) and answers the addresses it may be
- * delivered to: `https:` only, no user info (400); the host resolves, and every address it resolves
- * to is public unicast (422), so that a name with one private address among public ones is refused
- * too. Delivery calls this again on every attempt and connects only to what it answered.
+ * delivered to: `https:` only, no user info, not port 0 (400); the host resolves, and every address
+ * it resolves to is public unicast (422), so that a name with one private address among public ones
+ * is refused too. Delivery calls this again on every attempt and connects only to what it answered.
  */
 export async function checkCallbackTarget(url: string, policy: CallbackTargetPolicy): Promise<string[]> {
   let parsed: URL;
@@ -45,11 +46,20 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   if (parsed.username !== '' || parsed.password !== '') {
     throw new NotifyError('invalid_request', `${field}: must not contain user info`);
   }
+  if (parsed.port === '0') {
+    throw new NotifyError('invalid_request', `${field}: must not use port 0`);
+  }
+  // The URL parser has already turned every IPv4 spelling (0x7f.1, 2130706433, 127.1) into dotted decimal.
   const host = unbracket(parsed.hostname);
-  const literal = nonPublicReason(host) !== 'not an IP address';
+  if (ipaddr.isValid(host)) {
+    if (!policy.allowInsecure && !isPublicAddress(host)) {
+      throw new NotifyError('unprocessable', `${field}: ${parsed.hostname} is not a public address`);
+    }
+    return [host];
+  }
   let addresses: string[];
   try {
-    addresses = literal ? [host] : await resolveWithin(policy, host);
+    addresses = await resolveWithin(policy, host);
   } catch (error) {
     throw new NotifyError(
       'unprocessable',
@@ -62,16 +72,9 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   if (addresses.length === 0) {
     throw new NotifyError('unprocessable', `${field}: the host ${host} does not resolve`);
   }
-  if (!policy.allowInsecure) {
-    for (const address of addresses) {
-      const reason = nonPublicReason(address);
-      if (reason !== null) {
-        throw new NotifyError(
-          'unprocessable',
-          `${field}: must be publicly reachable, but ${host} resolves to a ${reason}`,
-        );
-      }
-    }
+  // Naming the address (or its kind) would let a caller map the names of an internal network.
+  if (!policy.allowInsecure && !addresses.every(isPublicAddress)) {
+    throw new NotifyError('unprocessable', `${field}: the host does not resolve to a public address`);
   }
   return addresses;
 }

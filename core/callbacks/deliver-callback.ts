@@ -1,18 +1,41 @@
 import type { CoreContext } from '../context.js';
 import type { ClaimedDueItem } from '../domain/due-work.js';
+import type { CallbackTarget, InteractiveRequest } from '../domain/interactive-request.js';
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
 import { callbackBody, webhookId } from './callback-body.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
+/** A thrown value as text; some (an object without a prototype, a throwing `toString`) refuse `String()`. */
+function describeThrown(thrown: unknown): string {
+  try {
+    return String(thrown);
+  } catch {
+    return 'a thrown value that cannot be shown as text';
+  }
+}
+
+/**
+ * Builds and sends one attempt. Whatever throws on the way (the body, the signature, the transport)
+ * is a failed attempt like any other, so it is counted, scheduled and finally kept for operators
+ * instead of being retried at attempt 0 every time a lease ends.
+ */
 async function attempt(
+  context: CoreContext,
   transport: CallbackTransport,
-  ...args: Parameters<CallbackTransport['send']>
+  request: InteractiveRequest,
+  callback: CallbackTarget,
 ): Promise<CallbackAttemptResult> {
   try {
-    return await transport.send(...args);
-  } catch (error) {
-    return { outcome: 'failed', status: null, error: String(error), retryAfterMs: null };
+    return await transport.send({
+      url: callback.url,
+      webhookId: webhookId(request.id),
+      timestamp: Math.floor(context.clock.now() / 1000),
+      body: JSON.stringify(callbackBody(request)),
+      secret: callback.secret,
+    });
+  } catch (thrown) {
+    return { outcome: 'failed', status: null, error: describeThrown(thrown), retryAfterMs: null };
   }
 }
 
@@ -33,13 +56,7 @@ export async function deliverCallback(
     return { done: true };
   }
   const started = performance.now();
-  const result = await attempt(transport, {
-    url: request.callback.url,
-    webhookId: webhookId(request.id),
-    timestamp: Math.floor(clock.now() / 1000),
-    body: JSON.stringify(callbackBody(request)),
-    secret: request.callback.secret,
-  });
+  const result = await attempt(context, transport, request, request.callback);
   const fields = {
     requestId: request.id,
     attempt: item.attempt + 1,

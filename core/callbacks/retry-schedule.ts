@@ -13,14 +13,20 @@ export const retryDelaysMs = [
   10 * hour,
 ] as const;
 
+/** The longest pause of the schedule: a receiver's `Retry-After` is capped at it. */
+export const longestRetryDelayMs = Math.max(...retryDelaysMs);
+
 /**
  * When to try again after failed attempt number `attempt` (0 for the first), or null when no
  * attempt is left. ±20 % jitter spreads receivers' recoveries; a receiver's `Retry-After` may only
- * lengthen the pause. `random` is a number in [0, 1).
+ * lengthen the pause, and by no more than the longest step, so that a huge one still yields a
+ * valid date and the attempt is counted. `random` is a number in [0, 1).
  */
 export function nextRetryDelay(attempt: number, retryAfterMs: number | null, random: number): number | null {
   const base = retryDelaysMs[attempt];
   if (base === undefined) return null;
   const jittered = Math.round(base * (0.8 + 0.4 * random));
-  return Math.max(jittered, retryAfterMs ?? 0);
+  // `> 0` also drops NaN; Infinity is capped like any other excess.
+  const asked = retryAfterMs !== null && retryAfterMs > 0 ? Math.min(retryAfterMs, longestRetryDelayMs) : 0;
+  return Math.max(jittered, asked);
 }

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { retryDelaysMs } from '../../core/callbacks/retry-schedule.js';
+import { longestRetryDelayMs, retryDelaysMs } from '../../core/callbacks/retry-schedule.js';
 import { type CallbackReceiver, startReceiver } from '../support/callback-receiver.js';
 import { type CallbackSetup, callbackSetup, interactive } from './callback-setup.js';
 
@@ -166,6 +166,44 @@ describe('completion callbacks', () => {
     await elapse(1_000);
     expect(receiver.received).toHaveLength(2);
   });
+
+  it.each(['99999999999999', '9'.repeat(400), 'Fri, 31 Dec 9999 23:59:59 GMT'])(
+    'caps a Retry-After of %s at the longest step (10 h) and counts every attempt',
+    async (retryAfter) => {
+      receiver.plan(
+        ...Array.from({ length: 8 }, () => ({ status: 503, headers: { 'retry-after': retryAfter } })),
+      );
+      const { requestId } = await createRequest();
+      await setup.click(requestId, 'bob@acme.test', 'approve');
+      await setup.click(requestId, 'dave@acme.test', 'approve');
+      await setup.notifier.runDueWork();
+      await elapse(longestRetryDelayMs - 1_000);
+      expect(receiver.received).toHaveLength(1);
+      await elapse(1_000);
+      expect(receiver.received).toHaveLength(2);
+      for (const delay of retryDelaysMs.slice(1)) await elapse(Math.max(delay * 1.2, longestRetryDelayMs));
+      await elapse(48 * 3_600_000);
+      expect(receiver.received).toHaveLength(8);
+      expect(await setup.notifier.failedCallbacks.list()).toEqual([
+        expect.objectContaining({ requestId, attempts: 8, lastStatus: 503 }),
+      ]);
+    },
+  );
+
+  it.each(['Thu, 01 Jan 1970 00:00:00 GMT', '3600.5', '-5', 'soon'])(
+    'keeps to the schedule (about 5 s) when Retry-After is %j, in the past or unreadable',
+    async (retryAfter) => {
+      receiver.plan({ status: 503, headers: { 'retry-after': retryAfter } });
+      const { requestId } = await createRequest();
+      await setup.click(requestId, 'bob@acme.test', 'approve');
+      await setup.click(requestId, 'dave@acme.test', 'approve');
+      await setup.notifier.runDueWork();
+      await elapse(3_999);
+      expect(receiver.received).toHaveLength(1);
+      await elapse(2_001);
+      expect(receiver.received).toHaveLength(2);
+    },
+  );
 
   it('keeps a callback whose every attempt failed, lists it, and replays it on request', async () => {
     receiver.plan(...Array.from({ length: 8 }, () => ({ status: 500 })));
