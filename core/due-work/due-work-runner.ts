@@ -22,8 +22,13 @@ export interface DueWorkRunnerOptions {
   pollMs?: number;
   /** How long a claimed item stays hidden from other workers. */
   leaseMs?: number;
-  /** Items claimed per round trip. */
+  /** Most items claimed per round trip. */
   batchSize?: number;
+  /**
+   * Most items running at once (default 32). Items run independently: one slow item (a callback
+   * receiver taking 15 s) holds one slot, and the items behind it run as they fall due.
+   */
+  concurrency?: number;
 }
 
 /** Claims and runs due work with one timer, however many items are pending. */
@@ -37,44 +42,99 @@ export interface DueWorkRunner {
   drain(): Promise<number>;
 }
 
+/** `String(error)` throws for some values (an object without a prototype); a log line must not. */
+function describeError(error: unknown): string {
+  try {
+    return String(error);
+  } catch {
+    return 'a thrown value that cannot be shown as text';
+  }
+}
+
 /** Creates a {@link DueWorkRunner}. */
 export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunner {
   const { store, handlers, clock, logger, scheduler = asyncScheduler } = options;
-  const { pollMs = 1_000, leaseMs = 60_000, batchSize = 100 } = options;
+  const { pollMs = 1_000, leaseMs = 60_000, batchSize = 100, concurrency = 32 } = options;
   let timer: Subscription | null = null;
-  let running: Promise<number> | null = null;
-  let again = false;
+  /** When the armed timer fires (epoch ms), or null when none is armed. */
+  let armedAt: number | null = null;
   let started = false;
+  /** A look found every slot busy and did not re-arm: the next item to finish does. */
+  let saturated = false;
+  let draining: Promise<number> | null = null;
+  let again = false;
+  /** Items being run, by this runner's every path (timer and drain). */
+  const inFlight = new Set<Promise<void>>();
+  /** Claims are serialized so that concurrent looks never take more items than there are slots. */
+  let claiming: Promise<number> = Promise.resolve(0);
 
   async function runItem(item: ClaimedDueItem): Promise<void> {
     try {
       const result = await handlers[item.kind](item);
       if (result.done) await store.complete(item);
-      else await store.reschedule(item, result.retryAt);
+      else {
+        await store.reschedule(item, result.retryAt);
+        // The timer was armed while this item was leased: wake earlier if its new time comes first.
+        if (!saturated) armNoLaterThan(result.retryAt - clock.now());
+      }
     } catch (error) {
       logger.error('due work failed; it runs again when its lease ends', {
         kind: item.kind,
         requestId: item.requestId,
         attempt: item.attempt,
-        error: String(error),
+        error: describeError(error),
       });
     }
   }
 
-  async function drainOnce(): Promise<number> {
+  function launch(item: ClaimedDueItem): void {
+    const run: Promise<void> = runItem(item).finally(() => {
+      inFlight.delete(run);
+      // Refilled here rather than through the timer: 10,000 items due at once take one wake-up.
+      if (saturated && started) {
+        saturated = false;
+        void look();
+      }
+    });
+    inFlight.add(run);
+  }
+
+  /** Claims what is due, up to the free slots, and starts it without waiting; answers how many started. */
+  async function fillSlots(): Promise<number> {
     let count = 0;
     for (;;) {
-      const items = await store.claim(clock.now(), batchSize, leaseMs);
-      if (items.length === 0) return count;
-      await Promise.all(items.map(runItem));
+      const want = Math.min(batchSize, concurrency - inFlight.size);
+      if (want <= 0) return count;
+      const items = await store.claim(clock.now(), want, leaseMs);
+      for (const item of items) launch(item);
       count += items.length;
+      if (items.length < want) return count;
     }
+  }
+
+  function fill(): Promise<number> {
+    const next = claiming.catch(() => 0).then(fillSlots);
+    claiming = next;
+    return next;
   }
 
   function arm(delayMs: number): void {
     timer?.unsubscribe();
+    timer = null;
+    armedAt = null;
     if (!started) return;
-    timer = scheduler.schedule(() => void tick(), Math.max(0, Math.min(delayMs, pollMs)));
+    const delay = Math.max(0, Math.min(delayMs, pollMs));
+    armedAt = clock.now() + delay;
+    timer = scheduler.schedule(() => {
+      timer = null;
+      armedAt = null;
+      void look();
+    }, delay);
+  }
+
+  /** Arms the timer unless it is already armed to fire sooner. */
+  function armNoLaterThan(delayMs: number): void {
+    if (armedAt === null || clock.now() + delayMs < armedAt) arm(delayMs);
   }
 
   async function nextDelay(): Promise<number> {
@@ -82,30 +142,49 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     return next === null ? pollMs : next - clock.now();
   }
 
-  function drain(): Promise<number> {
-    if (running) {
-      again = true;
-      return running;
+  async function drainAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      total += await fill();
+      if (inFlight.size === 0) return total;
+      await Promise.race(inFlight);
     }
-    running = (async () => {
+  }
+
+  /** A drain asked for while one runs joins it, and the running one looks once more at the end. */
+  function drain(): Promise<number> {
+    if (draining) {
+      again = true;
+      return draining;
+    }
+    draining = (async () => {
       let total = 0;
       do {
         again = false;
-        total += await drainOnce();
+        total += await drainAll();
       } while (again);
       return total;
     })().finally(() => {
-      running = null;
+      draining = null;
     });
-    return running;
+    return draining;
   }
 
-  async function tick(): Promise<void> {
+  /** Starts what is due and arms the timer for the next item, or waits for a slot when all are busy. */
+  async function look(): Promise<void> {
     try {
-      await drain();
-      arm(await nextDelay());
+      await fill();
+      // Every slot busy: the next item to finish looks again, so nothing spins meanwhile.
+      if (inFlight.size >= concurrency) {
+        saturated = true;
+        timer?.unsubscribe();
+        timer = null;
+        armedAt = null;
+        return;
+      }
+      armNoLaterThan(await nextDelay());
     } catch (error) {
-      logger.error('due work store unreachable; trying again', { error: String(error) });
+      logger.error('due work store unreachable; trying again', { error: describeError(error) });
       arm(pollMs);
     }
   }
@@ -120,7 +199,9 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       started = false;
       timer?.unsubscribe();
       timer = null;
-      await running?.catch(() => 0);
+      armedAt = null;
+      await claiming.catch(() => 0);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
     poke() {
       if (started) arm(0);

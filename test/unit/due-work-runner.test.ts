@@ -52,7 +52,7 @@ function setup(
     timeout?: DueWorkHandler;
     callback?: DueWorkHandler;
     store?: DueWorkStore;
-  } & Partial<Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize'>> = {},
+  } & Partial<Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize' | 'concurrency'>> = {},
 ) {
   const vt = virtualTime(start);
   const memory = memoryDueWorkStore();
@@ -78,6 +78,7 @@ function setup(
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
   runners.push(runner);
   return { vt, memory, runner, runs, errors, scheduler, maxActions: () => maxActions };
@@ -229,6 +230,64 @@ describe('due-work runner', () => {
       { id: item(7, 0, 'callback').id, runAt: start + 10_100, attempt: 2, at: start + 10_100 },
     ]);
     expect(await memory.nextRunAt()).toBeNull();
+  });
+
+  it('runs items independently: a slow callback does not delay the timeouts that fall due behind it', async () => {
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { vt, memory, runner, runs } = setup({
+      pollMs: 1_000,
+      async callback() {
+        await slow; // a receiver taking its full 15 s, or longer
+        return { done: true };
+      },
+    });
+    await memory.enqueue([
+      item(1, start + 100, 'callback'),
+      item(2, start + 100),
+      item(3, start + 200),
+      item(4, start + 5_000),
+    ]);
+    runner.start();
+    await vt.advanceTo(start + 5_000);
+    expect(runs.map((r) => [r.id, r.at])).toEqual([
+      [item(1, 0, 'callback').id, start + 100],
+      [item(2, 0).id, start + 100],
+      [item(3, 0).id, start + 200],
+      [item(4, 0).id, start + 5_000],
+    ]);
+    release();
+  });
+
+  it('runs at most `concurrency` items at once and starts the next as soon as one ends', async () => {
+    const gates = new Map<string, () => void>();
+    let running = 0;
+    let most = 0;
+    const { vt, memory, runner, runs } = setup({
+      concurrency: 2,
+      async timeout(claimed) {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.set(claimed.id, resolve));
+        running -= 1;
+        return { done: true };
+      },
+    });
+    await memory.enqueue([1, 2, 3, 4].map((n) => item(n, start + 10)));
+    runner.start();
+    await vt.advanceTo(start + 10);
+    expect(runs.map((r) => r.id)).toEqual([item(1, 0).id, item(2, 0).id]);
+    gates.get(item(1, 0).id)?.();
+    await vt.settle();
+    expect(runs.map((r) => r.id)).toEqual([item(1, 0).id, item(2, 0).id, item(3, 0).id]);
+    for (const n of [2, 3]) gates.get(item(n, 0).id)?.();
+    await vt.settle();
+    gates.get(item(4, 0).id)?.();
+    await vt.settle();
+    expect(runs).toHaveLength(4);
+    expect(most).toBe(2);
   });
 
   it('drain() runs everything due now, across batches, and answers the count', async () => {
