@@ -1,5 +1,6 @@
 import { isNotifyError, type NotifyErrorCode } from '../errors.js';
 import type { Logger } from '../ports/logger.js';
+import { IncompleteBodyError } from './read-body.js';
 import { errorResponse } from './responses.js';
 import type { HttpResponse } from './types.js';
 
@@ -18,9 +19,14 @@ const statusOf: Record<NotifyErrorCode, number> = {
 
 /**
  * Any thrown value as an answer in the specification's error shape. Unexpected errors become a
- * generic 500 whose cause goes to the log only.
+ * generic 500 whose cause goes to the log only. A client that went away mid-upload is routine: one
+ * debug line, no stack, and a 400 that nobody reads.
  */
 export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
+  if (error instanceof IncompleteBodyError) {
+    logger.debug('client disconnected before the request body was complete', { reason: error.reason });
+    return errorResponse(400, 'Request body was not received completely');
+  }
   if (isNotifyError(error) && error.code !== 'internal') {
     const retryAfter = error.retryAfterSeconds ?? (error.code === 'unavailable' ? 1 : undefined);
     if (error.code === 'unavailable')

@@ -1,18 +1,36 @@
 import type { Logger } from '../ports/logger.js';
+import { clientAddressResolver, type TrustProxy } from './client-address.js';
+import { consumedBodyResponse } from './consumed-body.js';
 import { toErrorResponse } from './error-response.js';
 import { readBody } from './read-body.js';
+import { flattenHeaders, type IncomingHeaders } from './request-headers.js';
+import { splitTarget } from './request-target.js';
 import { createRouter } from './router.js';
-import type { HttpResponse, Route } from './types.js';
+import type { HttpRequest, HttpResponse, Route } from './types.js';
 
 /** A request as a host hands it over: its framework's raw parts, with the body still unread. */
 export interface IncomingHttpRequest {
   method: string;
-  /** Path and query, relative to where the handler is mounted. */
+  /** Path and query exactly as received (`req.url`), relative to where the handler is mounted. */
   url: string;
-  /** Header values by lower-case name, as Node gives them. */
-  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * Header values by name. Pass Node's `req.headersDistinct`, where a header sent twice is a list of
+   * two: `req.headers` joins most repeated headers into one value, so that the handler could not
+   * refuse two `X-API-Key` or `Idempotency-Key` headers.
+   */
+  headers: IncomingHeaders;
   /** The raw body stream (a Node request is one), or null when there is none. */
   body: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string> | null;
+  /**
+   * True when the application's body parser already read the body. The handler then answers a 500
+   * on the paths it serves (their signatures need the raw bytes) and passes on every other path.
+   */
+  bodyConsumed?: boolean;
+  /**
+   * The address of the peer of the connection (`req.socket.remoteAddress`), never a framework's
+   * proxy-aware `req.ip`: the handler derives the client's address from it and `X-Forwarded-For`
+   * as `trustProxy` says.
+   */
   clientAddress: string;
 }
 
@@ -22,37 +40,42 @@ export interface IncomingHttpRequest {
  */
 export type HttpHandler = (request: IncomingHttpRequest) => Promise<HttpResponse | null>;
 
-function flattenHeaders(headers: IncomingHttpRequest['headers']): Record<string, string | undefined> {
-  const flat: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
+/** Options of {@link createHttpHandler}. */
+export interface HttpHandlerOptions {
+  logger: Logger;
+  /** The proxies trusted to report the client's address; none by default. */
+  trustProxy?: TrustProxy;
 }
 
-/** Builds the handler over a set of routes: body limit, routing, and the error shape for everything. */
-export function createHttpHandler(routes: readonly Route[], logger: Logger): HttpHandler {
+/**
+ * Builds the handler over a set of routes: routing on the path as received, the body limit, the
+ * client's address, and the error shape for everything.
+ * @throws RangeError when `trustProxy` is invalid.
+ */
+export function createHttpHandler(routes: readonly Route[], options: HttpHandlerOptions): HttpHandler {
   const route = createRouter(routes);
+  const clientAddressOf = clientAddressResolver(options.trustProxy);
   return async (incoming) => {
     try {
-      const url = new URL(incoming.url, 'http://mount.invalid');
+      const target = splitTarget(incoming.url);
+      if (!target) return null;
       const method = incoming.method.toUpperCase();
-      const match = route(method, url.pathname);
+      const match = route(method, target.path);
       if (!match) return null;
       if ('refusal' in match) return match.refusal;
+      if (incoming.bodyConsumed) return consumedBodyResponse();
       const headers = flattenHeaders(incoming.headers);
-      const body = await readBody(incoming.body, headers['content-length']);
-      const request = {
+      const request: HttpRequest = {
         method,
-        path: url.pathname,
-        query: url.searchParams,
+        path: target.path,
+        query: target.query,
         headers,
-        body,
-        clientAddress: incoming.clientAddress,
+        body: await readBody(incoming.body, headers['content-length']),
+        clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
       return await match.route.handle(request, match.params);
     } catch (error) {
-      return toErrorResponse(error, logger);
+      return toErrorResponse(error, options.logger);
     }
   };
 }

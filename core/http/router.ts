@@ -9,25 +9,37 @@ interface CompiledRoute {
   segments: string[];
 }
 
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | null {
   if (pattern.length !== actual.length) return null;
   const params: Record<string, string> = {};
   for (const [index, segment] of pattern.entries()) {
     const value = actual[index] ?? '';
     if (segment.startsWith(':')) {
-      try {
-        params[segment.slice(1)] = decodeURIComponent(value);
-      } catch {
-        params[segment.slice(1)] = value;
-      }
+      const decoded = decodeSegment(value);
+      // A dot segment is a step in the path, which a proxy in front may resolve: never a value.
+      if (decoded === '' || decoded === '.' || decoded === '..') return null;
+      params[segment.slice(1)] = decoded;
     } else if (segment !== value) return null;
   }
   return params;
 }
 
-const split = (path: string) => path.split('/').filter((segment) => segment !== '');
+/** The segments of a path that starts with `/`, every one kept: `/a//b/` is `a`, ``, `b`, ``. */
+const split = (path: string) => path.slice(1).split('/');
 
-/** Finds the route for a method and path; null when no route has that path (the host passes it on). */
+/**
+ * Finds the route for a method and path; null when no route has that path (the host passes it on).
+ * Literal segments match only themselves, byte for byte (no decoding, no dot segments, no empty
+ * segments skipped), and a `:name` segment matches one non-empty segment, percent-decoded.
+ */
 export function createRouter(routes: readonly Route[]): (method: string, path: string) => RouteMatch | null {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: split(route.path) }));
   return (method, path) => {

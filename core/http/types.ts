@@ -2,14 +2,17 @@
 export interface HttpRequest {
   /** Upper-case method. */
   method: string;
-  /** Path relative to where the handler is mounted, starting with `/`, without the query. */
+  /** Path relative to where the handler is mounted, starting with `/`, without the query; as received. */
   path: string;
   query: URLSearchParams;
-  /** Header values by lower-case name. */
+  /** Header values by lower-case name; a repeated header's values joined with `, `. */
   headers: Readonly<Record<string, string | undefined>>;
   /** The raw body, exactly as received; empty when there was none. */
   body: Uint8Array;
-  /** Address of the client, for limits on failed authentication. */
+  /**
+   * Address of the client, for limits on failed authentication: the socket's address, or the one
+   * the trusted proxies report (`NotifierOptions.trustProxy`).
+   */
   clientAddress: string;
 }
 

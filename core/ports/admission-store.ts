@@ -14,7 +14,10 @@ export const organizationBucketKey = (organizationId: string): string => `org:${
 export interface AdmissionRequest {
   /** Lowercase hex SHA-256 digest of the presented API key; null when none was presented. */
   digest: string | null;
-  /** The failed authentications of the client address (`auth-failures:<address>`). */
+  /**
+   * The failed authentications of the client address (`auth-failures:<address>`); consulted and
+   * charged only when the key is not valid.
+   */
   failedAuth: BucketSpec;
   /** Rate of the key's bucket, `key:<apiKeyId>` ({@link apiKeyBucketKey}). */
   perKey: BucketRate;
@@ -24,7 +27,7 @@ export interface AdmissionRequest {
 
 /** What {@link AdmissionStore.admit} decided. */
 export type Admission =
-  /** The client address has no failed-authentication token left; nothing was looked up or taken. */
+  /** No valid key, and the client address has no failed-authentication token left; nothing was taken. */
   | { outcome: 'blocked' }
   /** No key, or an unknown or revoked one; one failed-authentication token was taken. */
   | { outcome: 'rejected' }
@@ -41,11 +44,13 @@ export type Admission =
  */
 export interface AdmissionStore {
   /**
-   * In order: when `failedAuth` holds less than one token, `blocked`. Otherwise looks the digest up;
-   * no digest, an unknown one, or a key with `revokedAt` set takes one token from `failedAuth`:
-   * `rejected`. Otherwise takes one token from the key's bucket and one from the organization's,
-   * both or neither (a refusal by one costs the other nothing): `admitted`, or `limited` by the
-   * first that was short.
+   * Looks the digest up. A valid key (known, `revokedAt` unset) is judged by its own buckets only,
+   * whatever the state of `failedAuth`, which it neither reads nor charges: takes one token from the
+   * key's bucket and one from the organization's, both or neither (a refusal by one costs the other
+   * nothing): `admitted`, or `limited` by the first that was short. No digest, an unknown one, or a
+   * revoked key takes one token from `failedAuth`: `rejected`, or `blocked` (taking nothing) when it
+   * holds less than one. So an address that spent its failures (all the clients behind one proxy,
+   * say) still reaches the service with valid keys, while guesses stay slowed.
    *
    * Atomicity and round trips are the adapter's: memory and Redis decide in one atomic step (Redis in
    * one round trip); MongoDB composes its directory and rate-limit operations (see its adapter).

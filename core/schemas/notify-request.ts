@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { boundedArray, boundedNumber, boundedText, strictObject, typeMessage } from './text-rules.js';
+import {
+  boundedArray,
+  boundedNumber,
+  boundedText,
+  isBlank,
+  strictObject,
+  typeMessage,
+} from './text-rules.js';
 
 /** Size limits of spec 8.2. */
 export const limits = {
@@ -43,8 +50,8 @@ export const responseRequestSchema = strictObject({
 export const notifyRequestSchema = strictObject({
   user_emails: boundedArray(email, 1, limits.recipients),
   message: boundedText(1, limits.messageLength).refine(
-    (message) => message.trim().length > 0,
-    'must not be blank',
+    (message) => !isBlank(message),
+    'must not be blank (only whitespace or invisible characters)',
   ),
   external_reference_id: boundedText(0, limits.externalReferenceIdLength).optional(),
   response_request: responseRequestSchema.optional(),

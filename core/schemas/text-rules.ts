@@ -7,6 +7,17 @@ export const codePointLength = (value: string): number => {
   return length;
 };
 
+/**
+ * Characters that show nothing: whitespace and separators, control and format characters (zero-width
+ * space and joiners, word joiner, byte order mark, soft hyphen, direction marks...), the other
+ * default-ignorable code points (variation selectors, Hangul fillers, tags...), and the blank
+ * braille pattern.
+ */
+const invisible = /^[\s\p{Z}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+
+/** Whether a text shows nothing at all: empty, or only invisible characters (whitespace included). */
+export const isBlank = (value: string): boolean => invisible.test(value);
+
 const typeMessage = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? 'is required' : `must be ${expected}`;
 

@@ -28,28 +28,25 @@ const describe = (limit: RateLimit) => `(${limit.burst} burst / ${limit.perSecon
 
 /**
  * Resolves the caller from `X-API-Key`, without charging the request limits (the library's
- * `authenticate`). A client address that failed too often is refused before its key is even looked
- * at, so that keys cannot be guessed at speed; the check runs alongside the lookup to keep the
- * successful path at one round trip of latency.
+ * `authenticate`). The key is compared exactly as presented (no trimming). A valid key is never
+ * refused for its client address; an invalid one takes a token from the address's failed
+ * authentications, and is refused with 429 rather than 401 once they run out, so that keys cannot
+ * be guessed at speed.
  */
 export async function authenticate(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
 ): Promise<Principal> {
-  const bucket = failedAuthBucket(context, clientAddress);
-  const presented = apiKey?.trim();
-  const [short, principal] = await Promise.all([
-    context.storage.rateLimits.take([bucket], 0),
-    presented ? context.storage.directory.findPrincipalByDigest(digestApiKey(presented)) : null,
-  ]);
-  if (short !== null) throw blocked();
+  const principal = apiKey
+    ? await context.storage.directory.findPrincipalByDigest(digestApiKey(apiKey))
+    : null;
   if (principal && principal.apiKey.revokedAt === null) {
     touch(context, principal);
     return principal;
   }
-  await context.storage.rateLimits.take([bucket], 1);
-  throw rejected(presented);
+  const short = await context.storage.rateLimits.take([failedAuthBucket(context, clientAddress)], 1);
+  throw short === null ? rejected(apiKey) : blocked();
 }
 
 /**
@@ -63,9 +60,8 @@ export async function admitRequest(
   clientAddress: string,
 ): Promise<Principal> {
   const { perKey, perOrganization } = context.rateLimits;
-  const presented = apiKey?.trim();
   const admission = await context.storage.admission.admit({
-    digest: presented ? digestApiKey(presented) : null,
+    digest: apiKey ? digestApiKey(apiKey) : null,
     failedAuth: failedAuthBucket(context, clientAddress),
     perKey: rate(perKey),
     perOrganization: rate(perOrganization),
@@ -74,7 +70,7 @@ export async function admitRequest(
     case 'blocked':
       throw blocked();
     case 'rejected':
-      throw rejected(presented);
+      throw rejected(apiKey);
     case 'limited': {
       // The key was used, even if the request goes no further.
       touch(context, admission.principal);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
-import { digestApiKey } from '../security/api-key-format.js';
 import { storeApiKey } from './api-keys.js';
 
 const seedKeySchema = z.strictObject({ label: z.string().min(1), key: z.string().min(16) });
@@ -26,7 +25,7 @@ export type Seed = z.input<typeof seedSchema>;
 
 /**
  * Loads organizations, users and keys. Idempotent: several instances may seed one store with the
- * same file (users are matched by email, keys by digest), and keys are stored hashed.
+ * same file (users are matched by email, keys by digest), and keys are stored hashed, under random ids.
  */
 export async function applySeed(context: CoreContext, seed: unknown): Promise<void> {
   const parsed = seedSchema.safeParse(seed);
@@ -46,7 +45,10 @@ export async function applySeed(context: CoreContext, seed: unknown): Promise<vo
         chatLinks: [],
       });
       for (const key of entry.apiKeys) {
-        await storeApiKey(context, user, key.label, key.key, `key_${digestApiKey(key.key).slice(0, 24)}`);
+        // A random id, so that a leaked id says nothing about the key. A key the store already holds
+        // keeps its record and id: `saveApiKey` ignores a digest it knows, even under another id, so a
+        // second load (or another instance loading at the same time) adds nothing.
+        await storeApiKey(context, user, key.label, key.key, context.ids.internalId('key'));
       }
     }
   }

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import type { HttpHandler } from '../../core/http/handler.js';
-import { consumedBodyResponse } from '../shared/consumed-body.js';
 
 /** What the Koa host needs of a notifier. */
 export interface KoaNotifier {
@@ -16,22 +15,24 @@ export interface KoaNotifyOptions {
 /**
  * Koa middleware serving the API (and the routes of every transport, such as the inbox) under
  * `prefix`. Use it before any body parser. Paths it does not serve go on to the next middleware.
+ * The client's address is the socket's, or what `trustProxy` of the notifier trusts; Koa's
+ * `app.proxy` plays no part.
  */
 export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOptions = {}): Middleware {
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   return async (ctx, next) => {
-    const inside = ctx.path === prefix || ctx.path.startsWith(`${prefix}/`);
-    if (!inside) return next();
-    const parsed = (ctx.request as { body?: unknown }).body !== undefined || ctx.req.readableEnded;
-    const response = parsed
-      ? consumedBodyResponse()
-      : await notifier.handle({
-          method: ctx.method,
-          url: ctx.url.slice(prefix.length) || '/',
-          headers: ctx.req.headers,
-          body: ctx.req,
-          clientAddress: ctx.ip,
-        });
+    // The target as received, as the handler routes it (`ctx.path` is parsed): the prefix, then
+    // nothing, a path or a query.
+    const rest = ctx.url.slice(prefix.length);
+    if (!ctx.url.startsWith(prefix) || !/^(?:[/?]|$)/.test(rest)) return next();
+    const response = await notifier.handle({
+      method: ctx.method,
+      url: rest.startsWith('/') ? rest : `/${rest}`,
+      headers: ctx.req.headersDistinct,
+      body: ctx.req,
+      bodyConsumed: (ctx.request as { body?: unknown }).body !== undefined || ctx.req.readableEnded,
+      clientAddress: ctx.req.socket.remoteAddress ?? '',
+    });
     if (!response) return next();
     ctx.status = response.status;
     ctx.set(response.headers);

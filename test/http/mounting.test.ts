@@ -97,5 +97,27 @@ describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
       expect(details).toMatch(/before/i);
       expect(await inbox(app, 'bob@acme.test')).toEqual([]);
     });
+
+    it("mounted at the root after a body parser, leaves the application's own routes working", async () => {
+      app = await startCustomApp(kind, { bodyParserFirst: true, mountAtRoot: true });
+      const echo = await call(`${app.origin}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hello: 'world' }),
+      });
+      expect(echo.status).toBe(200);
+      expect(echo.json).toEqual({ echoed: { hello: 'world' } });
+      const custom = await call(`${app.origin}/chat/custom`);
+      expect(custom.json).toEqual({ custom: true });
+      // Only a path the library serves says that its body was consumed.
+      expect(expectError(await send(app, plainBody()), 500)).toMatch(/body parser/i);
+      const click = await call(`${app.origin}/inbox/api/messages/msg_1/click`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ value: 'yes' }),
+      });
+      expect(expectError(click, 500)).toMatch(/body parser/i);
+      expect(await inbox(app, 'bob@acme.test')).toEqual([]);
+    });
   });
 });

@@ -19,11 +19,9 @@ export interface MemoryAdmissionStoreOptions {
 export function memoryAdmissionStore({ directory, rateLimits }: MemoryAdmissionStoreOptions): AdmissionStore {
   return {
     async admit({ digest, failedAuth, perKey, perOrganization }) {
-      if (rateLimits.takeNow([failedAuth], 0) !== null) return { outcome: 'blocked' };
       const principal = digest === null ? null : directory.principalByDigest(digest);
       if (principal === null || principal.apiKey.revokedAt !== null) {
-        rateLimits.takeNow([failedAuth], 1);
-        return { outcome: 'rejected' };
+        return { outcome: rateLimits.takeNow([failedAuth], 1) === null ? 'rejected' : 'blocked' };
       }
       const short = rateLimits.takeNow(
         [

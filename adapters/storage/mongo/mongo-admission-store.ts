@@ -2,10 +2,10 @@
  * Admission in MongoDB, composed of the directory's and the rate-limit store's operations.
  *
  * Not one round trip, and not one atomic step: MongoDB has no single-document way to read the key
- * and charge two shared buckets. The failed-authentication check runs alongside the key lookup (one
- * round trip), then one take: the failed-authentication token of a rejection, or both buckets of a
- * valid key (two more round trips, the take-then-compensate of the rate-limit store, with its
- * behaviour under concurrency). A key revoked between the lookup and the take is admitted once, as
+ * and charge two shared buckets. The key lookup (one round trip), then one take: the
+ * failed-authentication token of an invalid key, or both buckets of a valid key (two more round
+ * trips, the take-then-compensate of the rate-limit store, with its behaviour under concurrency).
+ * A valid key never reads the failed-authentication bucket. A key revoked between the lookup and the take is admitted once, as
  * if the request had arrived just before the revocation; the next request sees it.
  *
  * @module
@@ -28,14 +28,9 @@ export interface MongoAdmissionStoreOptions {
 export function mongoAdmissionStore({ directory, rateLimits }: MongoAdmissionStoreOptions): AdmissionStore {
   return {
     async admit({ digest, failedAuth, perKey, perOrganization }) {
-      const [blocked, principal] = await Promise.all([
-        rateLimits.take([failedAuth], 0),
-        digest === null ? null : directory.findPrincipalByDigest(digest),
-      ]);
-      if (blocked !== null) return { outcome: 'blocked' };
+      const principal = digest === null ? null : await directory.findPrincipalByDigest(digest);
       if (principal === null || principal.apiKey.revokedAt !== null) {
-        await rateLimits.take([failedAuth], 1);
-        return { outcome: 'rejected' };
+        return { outcome: (await rateLimits.take([failedAuth], 1)) === null ? 'rejected' : 'blocked' };
       }
       const short = await rateLimits.take(
         [

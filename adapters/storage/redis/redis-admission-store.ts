@@ -11,9 +11,10 @@ import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
 
 /**
- * Admission in one script, so one round trip: the failed-authentication check, the key lookup (never
- * cached: a revocation holds on the next request of every instance) and both buckets, all or nothing,
- * on the Redis server's clock, with the buckets and arithmetic of the rate-limit store.
+ * Admission in one script, so one round trip: the key lookup (never cached: a revocation holds on the
+ * next request of every instance), then both buckets of a valid key, all or nothing, or the
+ * failed-authentication bucket of an invalid one, on the Redis server's clock, with the buckets and
+ * arithmetic of the rate-limit store.
  */
 export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): AdmissionStore {
   // The script learns the ids from the key it finds, and appends them to these.

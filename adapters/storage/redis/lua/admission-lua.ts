@@ -8,18 +8,17 @@ import { serverNowLua } from './shared-lua.js';
  * the failed-authentication bucket. ARGV: digest ('' when no key was presented); capacity and rate
  * of the failed-authentication bucket; base, capacity and rate of the key's bucket; base, capacity
  * and rate of the organization's bucket (the script appends the key's and the organization's ids to
- * the bases). `AdmissionStore.admit` in one script, on the server's clock: {'blocked'},
- * {'rejected'}, or {'admitted' | 'limited-key' | 'limited-organization', ...the principal's tuple}.
+ * the bases). `AdmissionStore.admit` in one script, on the server's clock: {'blocked'} or
+ * {'rejected'} for a key that is not valid (only then is the failed-authentication bucket read), or
+ * {'admitted' | 'limited-key' | 'limited-organization', ...the principal's tuple}.
  */
 export const admitScript = luaScript(`${serverNowLua}${takeTokensLua}${findPrincipalLua}
 local now = server_now()
-local failed = { { key = KEYS[7], capacity = tonumber(ARGV[2]), rate = tonumber(ARGV[3]) } }
-if take_tokens(now, failed, 0) then return { 'blocked' } end
-
 local principal, key = nil, nil
 if ARGV[1] ~= '' then principal, key = find_principal(ARGV[1]) end
 if not principal or principal[3] then
-  take_tokens(now, failed, 1)
+  local failed = { { key = KEYS[7], capacity = tonumber(ARGV[2]), rate = tonumber(ARGV[3]) } }
+  if take_tokens(now, failed, 1) then return { 'blocked' } end
   return { 'rejected' }
 end
 

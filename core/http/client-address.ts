@@ -1,0 +1,111 @@
+import ipaddr from 'ipaddr.js';
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
+/**
+ * Which proxies in front of the service may report the client's address in `X-Forwarded-For`
+ * (`NotifierOptions.trustProxy`):
+ *
+ * - `0` (the default): none; the client is the peer of the connection (the socket's address).
+ * - a number `n`: exactly `n` proxies; the client is the address `n` entries from the right of
+ *   `X-Forwarded-For` (each proxy appends the address it saw), or the socket's address when the
+ *   header holds fewer entries.
+ * - a list of addresses and CIDR ranges, IPv4 or IPv6 (`['10.0.0.0/8', '::1']`): the trusted
+ *   proxies. Starting from the socket's address, every trusted address gives way to the entry of
+ *   `X-Forwarded-For` to its left; the client is the first address that is not a trusted proxy.
+ *
+ * Anything a client writes itself in `X-Forwarded-For` is to the left of what the trusted proxies
+ * appended, so it is never read. Trust only proxies that append to the header.
+ */
+export type TrustProxy = number | readonly string[];
+
+/** Answers the address of the client of a request from the socket's address and `X-Forwarded-For`. */
+export type ClientAddressResolver = (socketAddress: string, forwardedFor: string | undefined) => string;
+
+/** Parses one address as written, strictly: dotted-quad IPv4, or IPv6. */
+function parseLiteral(text: string): Address | null {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  if (ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
+  return null;
+}
+
+/** Parses one address; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) is the IPv4 address it carries. */
+function parseAddress(text: string): Address | null {
+  const address = parseLiteral(text);
+  return address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
+}
+
+/** One spelling per address, so that a client cannot spread its attempts over several spellings. */
+const spell = (address: Address): string =>
+  address instanceof ipaddr.IPv6 ? address.toRFC5952String() : address.toString();
+
+const normalize = (text: string): string => {
+  const address = parseAddress(text);
+  return address === null ? text : spell(address);
+};
+
+const invalid = (entry: unknown): RangeError =>
+  new RangeError(
+    `trustProxy: ${JSON.stringify(entry)} is neither a hop count (a whole number >= 0) nor a list of IP addresses and CIDR ranges`,
+  );
+
+/** An address (a range of one) or a CIDR range, as the network address and its prefix length. */
+function parseRange(entry: string): [Address, number] {
+  const slash = entry.indexOf('/');
+  const address = parseLiteral(slash === -1 ? entry : entry.slice(0, slash));
+  if (address === null) throw invalid(entry);
+  const maxBits = address instanceof ipaddr.IPv6 ? 128 : 32;
+  const bitsText = slash === -1 ? String(maxBits) : entry.slice(slash + 1);
+  const bits = Number(bitsText);
+  if (!/^\d{1,3}$/.test(bitsText) || bits > maxBits) throw invalid(entry);
+  // Addresses are compared unmapped, so a range inside ::ffff:0:0/96 is compared as IPv4.
+  if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() && bits >= 96) {
+    return [address.toIPv4Address(), bits - 96];
+  }
+  return [address, bits];
+}
+
+/** The entries of `X-Forwarded-For`, left to right. */
+const forwardedEntries = (header: string | undefined): string[] =>
+  header === undefined ? [] : header.split(',').map((entry) => entry.trim());
+
+function hopsResolver(hops: number): ClientAddressResolver {
+  return (socketAddress, forwardedFor) => {
+    const entries = forwardedEntries(forwardedFor);
+    const reported =
+      hops === 0 || hops > entries.length ? null : parseAddress(entries[entries.length - hops] ?? '');
+    return reported === null ? normalize(socketAddress) : spell(reported);
+  };
+}
+
+function listResolver(trusted: readonly string[]): ClientAddressResolver {
+  const ranges = trusted.map(parseRange);
+  const isTrusted = (address: Address) =>
+    ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+  return (socketAddress, forwardedFor) => {
+    let client = parseAddress(socketAddress);
+    if (client === null) return socketAddress;
+    const entries = forwardedEntries(forwardedFor);
+    while (isTrusted(client) && entries.length > 0) {
+      const reported = parseAddress(entries.pop() ?? '');
+      // A trusted proxy that reports something else than an address: it stays the client.
+      if (reported === null) break;
+      client = reported;
+    }
+    return spell(client);
+  };
+}
+
+/**
+ * The resolver for a `trustProxy` setting.
+ * @throws RangeError when the setting is not a whole number >= 0 or a list of addresses and ranges.
+ */
+export function clientAddressResolver(trustProxy: TrustProxy = 0): ClientAddressResolver {
+  if (typeof trustProxy === 'number') {
+    if (!Number.isSafeInteger(trustProxy) || trustProxy < 0) throw invalid(trustProxy);
+    return hopsResolver(trustProxy);
+  }
+  // Callers in JavaScript may pass anything, a comma-separated string for one.
+  if (!Array.isArray(trustProxy)) throw invalid(trustProxy);
+  return listResolver(trustProxy);
+}
