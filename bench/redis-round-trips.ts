@@ -13,9 +13,9 @@ import * as deliveryLua from '../adapters/storage/redis/lua/delivery-lua.js';
 import * as directoryLua from '../adapters/storage/redis/lua/directory-lua.js';
 import * as dueWorkLua from '../adapters/storage/redis/lua/due-work-lua.js';
 import * as idempotencyLua from '../adapters/storage/redis/lua/idempotency-lua.js';
-import * as inboxLua from '../adapters/storage/redis/lua/inbox-lua.js';
 import * as rateLimitLua from '../adapters/storage/redis/lua/rate-limit-lua.js';
 import * as requestLua from '../adapters/storage/redis/lua/request-lua.js';
+import * as transportStateLua from '../adapters/storage/redis/lua/transport-state-lua.js';
 import type { LuaScript } from '../adapters/storage/redis/lua-script.js';
 import type { RedisStorageClient } from '../adapters/storage/redis/redis-client.js';
 import { createNotifier } from '../core/notifier.js';
@@ -36,9 +36,9 @@ for (const module of [
   dueWorkLua,
   deliveryLua,
   idempotencyLua,
-  inboxLua,
   rateLimitLua,
   requestLua,
+  transportStateLua,
 ]) {
   for (const [name, value] of Object.entries(module)) {
     const script = value as LuaScript | string;
@@ -154,7 +154,7 @@ const notifierStorage = redisStorage({ client: countingClient(raw), keyPrefix })
 const unlimited = { burst: 1e12, perSecond: 1e12 };
 const notifier = createNotifier({
   storage: notifierStorage,
-  transports: [inboxTransport({ store: notifierStorage.inbox })],
+  transports: [inboxTransport()],
   rateLimits: { perKey: unlimited, perOrganization: unlimited },
 });
 await notifier.seed(testSeed);

@@ -14,7 +14,8 @@ export type { ButtonView, MessageView } from './domain/message-view.js';
 export type { DueWorkHandler, DueWorkResult } from './due-work/due-work-runner.js';
 export type { NotifyErrorCode, NotifyErrorOptions } from './errors.js';
 export { isNotifyError, NotifyError } from './errors.js';
-export type { HttpHandler, IncomingHttpRequest } from './http/handler.js';
+export type { TrustProxy } from './http/client-address.js';
+export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { openApiDocument } from './http/openapi.js';
 export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';
 export type { HttpRequest, HttpResponse, Route } from './http/types.js';
@@ -47,12 +48,16 @@ export type {
   IdempotencyTiming,
   StoredResponse,
 } from './ports/idempotency-store.js';
-export type { InboxMessage, InboxStore } from './ports/inbox-store.js';
 export type { LogFields, Logger } from './ports/logger.js';
 export { silentLogger } from './ports/logger.js';
 export type { BucketSpec, RateLimitStore } from './ports/rate-limit-store.js';
 export type { DueWorkChanges, RequestStore } from './ports/request-store.js';
 export type { StoragePorts } from './ports/storage.js';
+export type {
+  TransportStateRecord,
+  TransportStateStore,
+  TransportStateWriteOptions,
+} from './ports/transport-state-store.js';
 export type { RateLimit, RateLimitSettings } from './rate-limit/settings.js';
 export { defaultRateLimits } from './rate-limit/settings.js';
 export type { NotifyRequest, NotifyRequestInput } from './schemas/notify-request.js';
@@ -66,6 +71,7 @@ export type {
 } from './schemas/responses.js';
 export type { IdGenerator } from './security/random-id.js';
 export { randomIds } from './security/random-id.js';
+export { scopedTransportState } from './transport-state/scoped-state.js';
 export type { ApiKeyView, CreatedApiKey, KeyActor } from './use-cases/api-keys.js';
 export type { Seed } from './use-cases/seed.js';
 export { seedSchema } from './use-cases/seed.js';

@@ -4,6 +4,7 @@ import type { CoreContext } from './context.js';
 import type { Principal } from './domain/directory.js';
 import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
+import type { TrustProxy } from './http/client-address.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
@@ -16,6 +17,7 @@ import { requestViews } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import type { RequestStatus } from './schemas/responses.js';
 import { type IdGenerator, randomIds } from './security/random-id.js';
+import { scopedTransportState } from './transport-state/scoped-state.js';
 import {
   type ApiKeyView,
   type CreatedApiKey,
@@ -51,6 +53,18 @@ export interface NotifierOptions {
   scheduler?: SchedulerLike;
   /** Longest pause between looks for due work enqueued by other instances (ms, default 1000). */
   duePollMs?: number;
+  /**
+   * The reverse proxies trusted to report the client's address in `X-Forwarded-For`, which failed
+   * authentications are limited by (valid keys are judged by their own limits only). Absent or `0`:
+   * none, the client is the socket's address and `X-Forwarded-For` is ignored. A number `n`: `n`
+   * proxies; the client is the address `n` entries from the right of `X-Forwarded-For` (the socket's
+   * address when it holds fewer). A list of IPv4/IPv6 addresses and CIDR ranges (`['10.0.0.0/8']`):
+   * from the socket's address, walk `X-Forwarded-For` from the right past trusted addresses; the
+   * client is the first that is not trusted. Hosts pass the socket's address; their framework's
+   * own proxy setting (Express `trust proxy`, Koa `app.proxy`) plays no part. Invalid settings throw
+   * a `RangeError` here.
+   */
+  trustProxy?: TrustProxy;
 }
 
 /** The library's entry point: the HTTP handler the hosts mount, the use cases, and the background work. */
@@ -148,11 +162,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     click: (click: Click) => applyClick(context, click),
     listUsers: () => options.storage.directory.listUsers(),
   };
-  for (const transport of options.transports) transport.connect(sink);
+  for (const transport of options.transports) {
+    const state = scopedTransportState(options.storage.transportState, transport.platform);
+    transport.connect({ ...sink, state });
+  }
   const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
 
   return {
-    handle: createHttpHandler(routes, logger),
+    handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy }),
     authenticate: (apiKey, clientAddress = 'library') => authenticate(context, apiKey, clientAddress),
     status: (principal, requestId) => readStatus(context, principal, requestId),
     click: sink.click,

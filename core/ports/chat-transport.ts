@@ -2,6 +2,7 @@ import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import type { Route } from '../http/types.js';
 import type { DeliveryRef } from './delivery-store.js';
+import type { TransportStateStore } from './transport-state-store.js';
 
 /** Where a transport reaches one user. */
 export interface ChatAddress {
@@ -36,12 +37,18 @@ export interface Click {
  */
 export type ClickOutcome = 'accepted' | 'final' | 'finished' | 'unknown-option' | 'not-found';
 
-/** The core as a transport sees it: where clicks go, and who the users are. */
+/** The core as a transport sees it: where clicks go, who the users are, and where to keep state. */
 export interface ChatSink {
   /** Applies a click and resolves once it is stored and the messages are being updated. */
   click(click: Click): Promise<ClickOutcome>;
   /** Every user the core knows, for transports that list them (the inbox page). */
   listUsers(): Promise<User[]>;
+  /**
+   * This transport's own storage (message references, user-id caches, installations), on the
+   * notifier's storage and shared by every instance on it. Its keys are this platform's alone:
+   * the notifier namespaces them by `platform`, so transports never see each other's keys.
+   */
+  state: TransportStateStore;
 }
 
 /**
@@ -51,11 +58,20 @@ export interface ChatSink {
 export interface ChatTransport {
   /** Unique name: `inbox`, `slack`, `teams`. */
   readonly platform: string;
-  /** Where this platform reaches the user of this organization, or null when it does not. */
-  address(user: User, organization: Organization): ChatAddress | null;
+  /**
+   * Where this platform reaches the user of this organization, or null when it does not (no
+   * installation for the organization, or the user has no account there). May look the user up on
+   * the platform; a rejection (the platform unreachable) counts as a failed delivery on this
+   * platform, so a retry of the send tries again.
+   */
+  address(user: User, organization: Organization): ChatAddress | null | Promise<ChatAddress | null>;
   /** Sends a new message; answers the reference needed to update it later. */
   deliver(delivery: ChatDelivery): Promise<DeliveryRef>;
-  /** Replaces a delivered copy with a new view. */
+  /**
+   * Replaces a delivered copy with a new view. Views can arrive out of order when several instances
+   * update one request: a copy already showing a higher `message.version` is left as it is.
+   * Applying the same view twice changes nothing.
+   */
   update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void>;
   /** Endpoints this platform needs mounted (clicks, pages). */
   readonly routes: readonly Route[];

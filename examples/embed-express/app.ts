@@ -13,7 +13,7 @@ export async function createExpressApp(): Promise<{ app: Express; notifier: Noti
   const storage = memoryStorage();
   const notifier = createNotifier({
     storage,
-    transports: [inboxTransport({ store: storage.inbox })],
+    transports: [inboxTransport()],
     callbacks: httpCallbacks(),
   });
   await notifier.seed(demoSeed);

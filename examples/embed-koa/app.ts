@@ -13,7 +13,7 @@ export async function createKoaApp(): Promise<{ app: Koa; notifier: Notifier }> 
   const storage = memoryStorage();
   const notifier = createNotifier({
     storage,
-    transports: [inboxTransport({ store: storage.inbox })],
+    transports: [inboxTransport()],
     callbacks: httpCallbacks(),
   });
   await notifier.seed(demoSeed);

@@ -2,7 +2,7 @@ import { type HttpCallbacksOptions, httpCallbacks } from '../../adapters/callbac
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
-import type { HostResolver } from '../../core/ports/callback-transport.js';
+import type { CallbackTransport, HostResolver } from '../../core/ports/callback-transport.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { type ManualClock, manualClock } from '../support/manual-clock.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
@@ -41,15 +41,18 @@ export interface CallbackSetup {
   click(requestId: string, recipient: string, value: string): Promise<void>;
 }
 
-export async function callbackSetup(options: HttpCallbacksOptions): Promise<CallbackSetup> {
+/** Real HTTP delivery with these options, or the given transport instead. */
+export async function callbackSetup(
+  options: HttpCallbacksOptions & { transport?: CallbackTransport },
+): Promise<CallbackSetup> {
   // Real time at the start: standardwebhooks' verify() compares webhook-timestamp with the wall clock.
   const clock = manualClock(Date.now());
   const storage = memoryStorage({ clock });
   const notifier = createNotifier({
     storage,
     clock,
-    transports: [inboxTransport({ store: storage.inbox, clock })],
-    callbacks: httpCallbacks(options),
+    transports: [inboxTransport({ clock })],
+    callbacks: options.transport ?? httpCallbacks(options),
   });
   await notifier.seed(testSeed);
   return {

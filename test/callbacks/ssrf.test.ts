@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nonPublicReason } from '../../core/callbacks/public-address.js';
+import { retryDelaysMs } from '../../core/callbacks/retry-schedule.js';
 import { type CallbackReceiver, startReceiver } from '../support/callback-receiver.js';
 import { type CallbackSetup, callbackSetup, interactive, tableResolver } from './callback-setup.js';
 
@@ -13,12 +13,15 @@ const dns = {
   'mixed.example': [publicV4, '10.0.0.5'],
   'metadata.example': ['169.254.169.254'],
   'mapped.example': ['::ffff:10.1.2.3'],
+  'compatible.example': [publicV4, '::7f00:1'],
+  'nat64.example': ['64:ff9b::7f00:1'],
 };
 
 let setup: CallbackSetup;
-const resolver = tableResolver(dns);
+let resolver: ReturnType<typeof tableResolver>;
 
 beforeEach(async () => {
+  resolver = tableResolver(dns);
   setup = await callbackSetup({ resolver });
 });
 afterEach(async () => {
@@ -26,27 +29,59 @@ afterEach(async () => {
 });
 
 describe('callback_url at submission', () => {
+  const notPublic = 'response_request.callback_url: the host does not resolve to a public address';
+
   it.each([
-    ['https://127.0.0.1/hook', 'loopback'],
-    ['https://10.0.0.1/hook', 'private'],
-    ['https://172.16.0.1/hook', 'private'],
-    ['https://192.168.1.1/hook', 'private'],
-    ['https://169.254.169.254/latest/meta-data', 'linkLocal'],
-    ['https://100.64.0.1/hook', 'carrierGradeNat'],
-    ['https://0.0.0.0/hook', 'unspecified'],
-    ['https://[::1]/hook', 'loopback'],
-    ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
-    ['https://[fd00::1]/hook', 'uniqueLocal'],
-    ['https://localhost.example/hook', 'loopback'],
-    ['https://mixed.example/hook', 'private'],
-    ['https://metadata.example/hook', 'linkLocal'],
-    ['https://mapped.example/hook', 'private'],
-  ])('refuses %s with 422 naming the %s address', async (url, range) => {
-    const sent = await setup.send(interactive(url));
-    expect(sent.status).toBe(422);
-    expect(sent.body.status).toBe('error');
-    expect(String(sent.body.details)).toMatch(/^response_request\.callback_url: must be publicly reachable/);
-    expect(String(sent.body.details)).toContain(range);
+    ['https://localhost.example/hook', '127.0.0.1'],
+    ['https://mixed.example/hook', '10.0.0.5'],
+    ['https://metadata.example/hook', '169.254.169.254'],
+    ['https://mapped.example/hook', '10.1.2.3'],
+    ['https://compatible.example/hook', '7f00:1'],
+    ['https://nat64.example/hook', '7f00:1'],
+  ])(
+    'refuses %s with 422 that says it is not public, without naming what it resolves to (%s)',
+    async (url, address) => {
+      const sent = await setup.send(interactive(url));
+      expect(sent).toEqual({ status: 422, body: { status: 'error', details: notPublic } });
+      expect(String(sent.body.details)).not.toContain(address);
+    },
+  );
+
+  it.each([
+    ['https://127.0.0.1/hook', '127.0.0.1'],
+    ['https://10.0.0.1/hook', '10.0.0.1'],
+    ['https://172.16.0.1/hook', '172.16.0.1'],
+    ['https://192.168.1.1/hook', '192.168.1.1'],
+    ['https://169.254.169.254/latest/meta-data', '169.254.169.254'],
+    ['https://100.64.0.1/hook', '100.64.0.1'],
+    ['https://0.0.0.0/hook', '0.0.0.0'],
+    ['https://[::1]/hook', '[::1]'],
+    ['https://[::]/hook', '[::]'],
+    ['https://[::ffff:127.0.0.1]/hook', '[::ffff:7f00:1]'],
+    ['https://[fd00::1]/hook', '[fd00::1]'],
+    ['https://[fe80::1]/hook', '[fe80::1]'],
+    ['https://[ff02::1]/hook', '[ff02::1]'],
+    ['https://[2001:db8::1]/hook', '[2001:db8::1]'],
+    // IPv4-compatible IPv6, which ipaddr.js calls unicast.
+    ['https://[::127.0.0.1]/hook', '[::7f00:1]'],
+    ['https://[::7f00:1]/hook', '[::7f00:1]'],
+    ['https://[::a00:1]/hook', '[::a00:1]'],
+    ['https://[64:ff9b::127.0.0.1]/hook', '[64:ff9b::7f00:1]'],
+    ['https://[2002:7f00:1::1]/hook', '[2002:7f00:1::1]'],
+    ['https://[2001:0:808:808::80ff:fffe]/hook', '[2001:0:808:808::80ff:fffe]'],
+    // IPv4 forms that the URL parser turns into 127.0.0.1.
+    ['https://0x7f.1/hook', '127.0.0.1'],
+    ['https://2130706433/hook', '127.0.0.1'],
+    ['https://0177.0.0.1/hook', '127.0.0.1'],
+    ['https://127.1/hook', '127.0.0.1'],
+    ['https://%31%32%37.0.0.1/hook', '127.0.0.1'],
+    ['https://127.0.0.1./hook', '127.0.0.1'],
+  ])('refuses the literal %s with 422 that says %s is not public', async (url, host) => {
+    expect(await setup.send(interactive(url))).toEqual({
+      status: 422,
+      body: { status: 'error', details: `response_request.callback_url: ${host} is not a public address` },
+    });
+    expect(resolver.lookups).toEqual([]);
   });
 
   it('refuses a host that does not resolve with 422', async () => {
@@ -79,6 +114,8 @@ describe('callback_url at submission', () => {
     ['ftp://public.example/hook', 'response_request.callback_url: must be an absolute https: URL'],
     ['https://user:pw@public.example/hook', 'response_request.callback_url: must not contain user info'],
     ['https://user@public.example/hook', 'response_request.callback_url: must not contain user info'],
+    ['https://public.example:0/hook', 'response_request.callback_url: must not use port 0'],
+    ['https://[::1]:0/hook', 'response_request.callback_url: must not use port 0'],
   ])('refuses %s with 400', async (url, details) => {
     expect(await setup.send(interactive(url))).toEqual({ status: 400, body: { status: 'error', details } });
   });
@@ -87,9 +124,9 @@ describe('callback_url at submission', () => {
     const sent = await setup.send(interactive('https://public.example/hook'));
     expect(sent.status).toBe(200);
     expect(sent.body.callback_secret).toMatch(/^whsec_/);
-    expect(await setup.storage.inbox.listMessages('bob@acme.test')).toHaveLength(1);
+    expect(await setup.storage.transportState.readList('inbox:recipient:bob@acme.test')).toHaveLength(1);
     await setup.send(interactive('https://10.0.0.1/hook'));
-    expect(await setup.storage.inbox.listMessages('bob@acme.test')).toHaveLength(1);
+    expect(await setup.storage.transportState.readList('inbox:recipient:bob@acme.test')).toHaveLength(1);
   });
 });
 
@@ -126,6 +163,26 @@ describe('callback_url at delivery', () => {
     await target.notifier.stop();
   });
 
+  it('refuses at delivery, by the same policy, a rebinding answer that hides loopback in IPv6', async () => {
+    const rebinding = tableResolver({ 'rebind6.example': [[publicV4], ['::7f00:1']] });
+    const target = await callbackSetup({ resolver: rebinding, timeoutMs: 300 });
+    await finish(target, `https://rebind6.example:${receiver.port}/hook`);
+    for (const delay of retryDelaysMs) {
+      target.clock.advance(delay * 1.2);
+      await target.notifier.runDueWork();
+    }
+    expect(rebinding.lookups).toHaveLength(1 + retryDelaysMs.length + 1);
+    expect(await target.notifier.failedCallbacks.list()).toEqual([
+      expect.objectContaining({
+        attempts: retryDelaysMs.length + 1,
+        lastStatus: null,
+        lastError:
+          'target refused: response_request.callback_url: the host does not resolve to a public address',
+      }),
+    ]);
+    await target.notifier.stop();
+  });
+
   it('connects to the address it checked, not to a second lookup', async () => {
     // No DNS server knows hooks.example: the request can only reach the receiver through the pinned answer.
     const pinned = tableResolver({ 'hooks.example': ['127.0.0.1'] });
@@ -151,21 +208,5 @@ describe('callback_url at delivery', () => {
         else process.env[name] = value;
       }
     }
-  });
-});
-
-describe('public unicast', () => {
-  it.each([
-    [publicV4, null],
-    [publicV6, null],
-    ['8.8.8.8', null],
-    ['127.0.0.1', 'loopback address 127.0.0.1'],
-    ['::ffff:192.168.0.1', 'private address 192.168.0.1'],
-    ['fe80::1', 'linkLocal address fe80::1'],
-    ['224.0.0.1', 'multicast address 224.0.0.1'],
-    ['255.255.255.255', 'broadcast address 255.255.255.255'],
-    ['not-an-ip', 'not an IP address'],
-  ])('%s → %s', (address, reason) => {
-    expect(nonPublicReason(address)).toBe(reason);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Clock } from '../../core/ports/clock.js';
 import { describeStorageContract } from './storage-contract.js';
+import { describeTransportStateContract } from './transport-state-contract.js';
 
 /** A clock that moves only when told to. */
 const manualClock = (start = Date.UTC(2030, 0, 1)): Clock & { advance(ms: number): void } => {
@@ -21,6 +22,16 @@ describeStorageContract('memory', async () => {
 
 describeStorageContract('memory (system clock)', async () => ({
   storage: memoryStorage(),
+  teardown: async () => {},
+}));
+
+describeTransportStateContract('memory', async () => {
+  const clock = manualClock();
+  return { state: memoryStorage({ clock }).transportState, clock, teardown: async () => {} };
+});
+
+describeTransportStateContract('memory (system clock)', async () => ({
+  state: memoryStorage().transportState,
   teardown: async () => {},
 }));
 
@@ -85,5 +96,24 @@ describe('memory storage housekeeping', () => {
     for (let i = 0; i < 3000; i += 1)
       await idempotency.acquire({ organizationId: 'o', key: `new${i}` }, 'f', 'notif_1', timing);
     expect(await idempotency.acquire(live, 'f', 'notif_1', timing)).toEqual({ outcome: 'busy' });
+  });
+
+  it('does not forget live transport state while sweeping expired records and lists', async () => {
+    const clock = manualClock(t0);
+    const { transportState } = memoryStorage({ clock });
+    for (let i = 0; i < 3000; i += 1) {
+      await transportState.set(`old${i}`, 'v', { ttlMs: 1000 });
+      await transportState.append(`old${i}`, 'v', { ttlMs: 1000 });
+    }
+    clock.advance(2000);
+    const version = await transportState.set('live', 'kept', { ttlMs: 60_000 });
+    await transportState.append('live', 'entry');
+    for (let i = 0; i < 3000; i += 1) {
+      await transportState.set(`new${i}`, 'v', { ttlMs: 1000 });
+      await transportState.append(`new${i}`, 'v', { ttlMs: 1000 });
+    }
+    expect(await transportState.get('live')).toEqual({ value: 'kept', version });
+    expect(await transportState.readList('live')).toEqual(['entry']);
+    expect(await transportState.get('old0')).toBeNull();
   });
 });

@@ -8,13 +8,16 @@ import {
 } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { inboxMessages } from '../../adapters/chat/inbox/messages.js';
 import { ensureMongoIndexes, mongoStorage } from '../../adapters/storage/mongo/index.js';
 import { isUnavailableError, toStorageError } from '../../adapters/storage/mongo/unavailable.js';
 import { isNotifyError, NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
+import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 import { describeStorageContract } from './storage-contract.js';
+import { describeTransportStateContract } from './transport-state-contract.js';
 
 // The contract needs a real server: MONGODB_URL names one (a standalone is enough). Without it the
 // suite is skipped, loudly; the tests below it that need no server still run.
@@ -34,7 +37,7 @@ async function interactiveFlow(storage: StoragePorts): Promise<void> {
   const clock = { now: () => now };
   const notifier = createNotifier({
     storage,
-    transports: [inboxTransport({ store: storage.inbox, clock })],
+    transports: [inboxTransport({ clock })],
     clock,
   });
   const send = (body: unknown) =>
@@ -79,7 +82,9 @@ async function interactiveFlow(storage: StoragePorts): Promise<void> {
       ['bob@acme.test', 'yes', false],
       ['Carol@Acme.test', null, true],
     ]);
-    const inbox = await storage.inbox.listMessages('bob@acme.test');
+    const inbox = await inboxMessages(scopedTransportState(storage.transportState, 'inbox')).list(
+      'bob@acme.test',
+    );
     expect(inbox).toHaveLength(1);
     expect(inbox[0]).toMatchObject({ requestId, selected: 'yes', buttonsEnabled: false });
     expect(await storage.dueWork.nextRunAt()).toBeNull();
@@ -121,6 +126,19 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
     };
   });
 
+  describeTransportStateContract('mongodb', async () => {
+    const name = freshName();
+    const db = (await connect()).db(name);
+    await ensureMongoIndexes({ db });
+    return {
+      state: mongoStorage({ db }).transportState,
+      secondInstance: async () => mongoStorage({ db: (await connectOther()).db(name) }).transportState,
+      teardown: async () => {
+        await db.dropDatabase();
+      },
+    };
+  });
+
   it('keeps deployments with different collection prefixes apart in one database', async () => {
     const db = (await connect()).db(freshName());
     try {
@@ -143,8 +161,10 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
     try {
       await ensureMongoIndexes({ db });
       await ensureMongoIndexes({ db });
-      const indexes = await db.collection('chat_notify_idempotency').indexes();
-      expect(indexes.find((index) => index.name === 'expiry')?.expireAfterSeconds).toBe(0);
+      for (const collection of ['chat_notify_idempotency', 'chat_notify_transport_state']) {
+        const indexes = await db.collection(collection).indexes();
+        expect(indexes.find((index) => index.name === 'expiry')?.expireAfterSeconds).toBe(0);
+      }
     } finally {
       await db.dropDatabase();
     }
@@ -317,7 +337,9 @@ describe('MongoDB storage errors', () => {
         }),
         storage.dueWork.claim(0, 10, 1000),
         storage.dueWork.nextRunAt(),
-        storage.inbox.listMessages('ada@example.test'),
+        storage.transportState.getMany(['inbox:msg:1']),
+        storage.transportState.compareAndSet('inbox:msg:1', 'v', null),
+        storage.transportState.append('inbox:recipient:ada@example.test', 'msg_1'),
         storage.failedCallbacks.take('req_1'),
       ];
       const outcomes = await Promise.allSettled(attempts);

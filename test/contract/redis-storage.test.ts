@@ -15,6 +15,7 @@ import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 import { describeStorageContract } from './storage-contract.js';
+import { describeTransportStateContract } from './transport-state-contract.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const t0 = Date.UTC(2030, 0, 1);
@@ -115,6 +116,28 @@ describe.skipIf(!available)('redis storage', () => {
       teardown: () => dropPrefix(shared!, prefix),
     };
   });
+
+  describeTransportStateContract('redis', async () => {
+    const client = shared!;
+    const prefix = freshPrefix();
+    return {
+      state: redisStorage({ client, keyPrefix: prefix }).transportState,
+      secondInstance: async () =>
+        redisStorage({ client: await instanceClient(), keyPrefix: prefix }).transportState,
+      teardown: () => dropPrefix(client, prefix),
+    };
+  });
+
+  describeTransportStateContract('redis (RESP3 client mapping strings to Buffers)', async () => {
+    const prefix = freshPrefix();
+    return {
+      state: redisStorage({
+        client: resp3!.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }),
+        keyPrefix: prefix,
+      }).transportState,
+      teardown: () => dropPrefix(shared!, prefix),
+    };
+  });
 });
 
 /** Rejects when `promise` has not settled within `ms`: a store call must fail fast, never hang. */
@@ -173,7 +196,13 @@ const everyPort = (storage: StoragePorts): Array<() => Promise<unknown>> => [
     }),
   () => storage.dueWork.claim(t0, 10, 1000),
   () => storage.dueWork.nextRunAt(),
-  () => storage.inbox.listMessages('a@example.test'),
+  () => storage.transportState.get('k'),
+  () => storage.transportState.getMany(['k', 'l']),
+  () => storage.transportState.set('k', 'v'),
+  () => storage.transportState.compareAndSet('k', 'v', null, { ttlMs: 1000 }),
+  () => storage.transportState.delete('k'),
+  () => storage.transportState.append('k', 'v'),
+  () => storage.transportState.readList('k'),
   () => storage.failedCallbacks.list(),
 ];
 
@@ -487,6 +516,29 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(ttl).toBeGreaterThan(1_400);
       expect(ttl).toBeLessThanOrEqual(1_500);
     }));
+
+  it('keeps transport state under the key prefix, with expiry left to Redis (PEXPIRE)', () =>
+    withStorage(async ({ transportState }, keyPrefix) => {
+      await transportState.set('inbox:msg:1', 'v', { ttlMs: 60_000 });
+      await transportState.append('inbox:recipient:a', '1', { ttlMs: 30_000 });
+      await transportState.set('slack:user', 'u');
+      const keys: string[] = [];
+      for await (const found of shared!.scanIterator({ MATCH: `${globEscaped(keyPrefix)}*` })) {
+        keys.push(...found);
+      }
+      expect(keys.sort()).toEqual(
+        [
+          `${keyPrefix}transport-list:inbox:recipient:a`,
+          `${keyPrefix}transport-record:inbox:msg:1`,
+          `${keyPrefix}transport-record:slack:user`,
+        ].sort(),
+      );
+      const recordTtl = await shared!.pTTL(`${keyPrefix}transport-record:inbox:msg:1`);
+      expect(recordTtl).toBeGreaterThan(59_000);
+      expect(recordTtl).toBeLessThanOrEqual(60_000);
+      expect(await shared!.pTTL(`${keyPrefix}transport-list:inbox:recipient:a`)).toBeLessThanOrEqual(30_000);
+      expect(await shared!.pTTL(`${keyPrefix}transport-record:slack:user`)).toBe(-1);
+    }));
 });
 
 describe('redis storage errors and scripts', () => {
@@ -571,7 +623,7 @@ describe.skipIf(!available)('redis storage when the connection is lost', () => {
     const client = await connected(proxy.url);
     const keyPrefix = freshPrefix();
     const storage = redisStorage({ client, keyPrefix });
-    const notifier = createNotifier({ storage, transports: [inboxTransport({ store: storage.inbox })] });
+    const notifier = createNotifier({ storage, transports: [inboxTransport()] });
     const send = () =>
       within(
         2_000,

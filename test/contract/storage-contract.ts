@@ -13,7 +13,6 @@ import {
 import type { DeliveryRecord } from '../../core/ports/delivery-store.js';
 import type { FailedCallback } from '../../core/ports/failed-callback-store.js';
 import type { IdempotencyScope, IdempotencyTiming } from '../../core/ports/idempotency-store.js';
-import type { InboxMessage } from '../../core/ports/inbox-store.js';
 import type { BucketSpec } from '../../core/ports/rate-limit-store.js';
 import type { DueWorkChanges } from '../../core/ports/request-store.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
@@ -121,24 +120,6 @@ const delivery = (sendId: string, recipient: string, platform: string, ts: strin
   platform,
   ref: { channel: 'C1', ts },
   deliveredAt: t0,
-});
-
-const inboxMessage = (recipient: string, overrides: Partial<InboxMessage> = {}): InboxMessage => ({
-  id: uid('msg'),
-  recipient,
-  organizationId: 'org_1',
-  kind: 'interactive',
-  requestId: uid('req'),
-  text: '**Deploy?**',
-  buttons: [
-    { text: 'Yes', value: 'yes' },
-    { text: 'No', value: 'no' },
-  ],
-  buttonsEnabled: true,
-  footer: 'Valid for 1 hour',
-  selected: null,
-  deliveredAt: t0,
-  ...overrides,
 });
 
 /**
@@ -754,32 +735,47 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
       });
 
-      it('blocks an address out of failed-authentication tokens, even with a valid key, taking nothing', async () => {
+      it('blocks invalid keys from an address out of failed-authentication tokens, taking nothing', async () => {
         const { key, keyBucket, orgBucket } = await validKey();
         const request = admission(unknownDigest(), { failedAuth: 1 });
         expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
         expect(await storage.admission.admit(request)).toEqual({ outcome: 'blocked' });
+        expect(await storage.admission.admit({ ...request, digest: null })).toEqual({ outcome: 'blocked' });
+        await storage.directory.revokeApiKey(key.id, t0);
         expect(await storage.admission.admit({ ...request, digest: key.digest })).toEqual({
           outcome: 'blocked',
         });
-        expect(await storage.admission.admit({ ...request, digest: null })).toEqual({ outcome: 'blocked' });
-        // Another address is not blocked; its admission is the only one the buckets saw.
-        expect((await storage.admission.admit(admission(key.digest))).outcome).toBe('admitted');
-        expect(await storage.rateLimits.take([keyBucket(5), orgBucket(5)], 4)).toBeNull();
+        // The revoked key's buckets were never charged.
+        expect(await storage.rateLimits.take([keyBucket(5), orgBucket(5)], 5)).toBeNull();
+      });
+
+      it('judges a valid key by its own buckets only, even from an address out of failed-authentication tokens', async () => {
+        const { key, principal, keyBucket, orgBucket } = await validKey();
+        const request = admission(unknownDigest(), { failedAuth: 1, perKey: 2, perOrganization: 5 });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'blocked' });
+        const valid = { ...request, digest: key.digest };
+        expect(await storage.admission.admit(valid)).toEqual({ outcome: 'admitted', principal });
+        expect(await storage.admission.admit(valid)).toEqual({ outcome: 'admitted', principal });
+        expect(await storage.admission.admit(valid)).toEqual({ outcome: 'limited', by: 'key', principal });
+        expect(await storage.rateLimits.take([keyBucket(2)], 1)).toBe(0);
+        expect(await storage.rateLimits.take([orgBucket(5)], 4)).toBe(0);
+        expect(await storage.rateLimits.take([orgBucket(5)], 3)).toBeNull();
+        // Valid keys refill nothing: the address is still blocked.
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'blocked' });
       });
 
       it('lets the failed-authentication bucket refill', async () => {
-        const { key } = await validKey();
         const request: AdmissionRequest = {
           ...admission(null),
           failedAuth: { key: `auth-failures:${uid('addr')}`, capacity: 1, refillPerSecond: 10 },
         };
         expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
-        expect(await storage.admission.admit({ ...request, digest: key.digest })).toEqual({
+        expect(await storage.admission.admit({ ...request, digest: unknownDigest() })).toEqual({
           outcome: 'blocked',
         });
         await elapse(150);
-        expect((await storage.admission.admit({ ...request, digest: key.digest })).outcome).toBe('admitted');
+        expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
       });
     });
 
@@ -924,41 +920,6 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(claims.size).toBe(1000);
         expect([...claims.values()].every((count) => count === 1)).toBe(true);
         expect(await storage.dueWork.nextRunAt()).toBeNull();
-      });
-    });
-
-    describe('InboxStore', () => {
-      it('saves and reads a message', async () => {
-        const message = inboxMessage('ada@example.test');
-        await storage.inbox.saveMessage(message);
-        expect(await storage.inbox.getMessage(message.id)).toEqual(message);
-        expect(await storage.inbox.getMessage(uid('msg'))).toBeNull();
-      });
-
-      it('lists the messages of a recipient in delivery order', async () => {
-        const first = inboxMessage('ada@example.test', { deliveredAt: t0 });
-        const second = inboxMessage('ada@example.test', {
-          deliveredAt: t0 + 10,
-          kind: 'plain',
-          requestId: null,
-        });
-        const third = inboxMessage('ada@example.test', { deliveredAt: t0 + 20 });
-        const other = inboxMessage('bob@example.test', { deliveredAt: t0 + 5 });
-        for (const message of [first, second, other, third]) await storage.inbox.saveMessage(message);
-        expect(await storage.inbox.listMessages('ada@example.test')).toEqual([first, second, third]);
-        expect(await storage.inbox.listMessages('bob@example.test')).toEqual([other]);
-        expect(await storage.inbox.listMessages('nobody@example.test')).toEqual([]);
-      });
-
-      it('replaces a message saved again with the same id, keeping its place', async () => {
-        const first = inboxMessage('ada@example.test', { deliveredAt: t0 });
-        const second = inboxMessage('ada@example.test', { deliveredAt: t0 + 10 });
-        await storage.inbox.saveMessage(first);
-        await storage.inbox.saveMessage(second);
-        const answered = { ...first, selected: 'yes', buttonsEnabled: false, footer: 'Answered: Yes' };
-        await storage.inbox.saveMessage(answered);
-        expect(await storage.inbox.getMessage(first.id)).toEqual(answered);
-        expect(await storage.inbox.listMessages('ada@example.test')).toEqual([answered, second]);
       });
     });
 

@@ -56,6 +56,7 @@ const users = [user('bob@acme.test', 'Bob Builder'), user('alice@acme.test', 'Al
 const view = (overrides: Partial<MessageView> & Pick<MessageView, 'text'>): MessageView => ({
   kind: 'interactive',
   sendId: 'req_E2EE2EE2EE2EE2EE2EE2EE2E',
+  version: 0,
   document: parseMarkdown(overrides.text),
   buttons: [
     { text: 'Approve', value: 'approve' },
@@ -76,6 +77,7 @@ const view = (overrides: Partial<MessageView> & Pick<MessageView, 'text'>): Mess
 class UpdatingSink implements ChatSink {
   readonly clicks: Click[] = [];
   readonly copies = new Map<string, { delivery: ChatDelivery; ref: DeliveryRef }>();
+  readonly state = memoryStorage().transportState;
 
   constructor(private readonly transport: ChatTransport) {}
 
@@ -182,7 +184,7 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`${chromiumPath} is required in CI (apt-get install -y chromium)`);
-    const transport = inboxTransport({ store: memoryStorage().inbox });
+    const transport = inboxTransport();
     sink = new UpdatingSink(transport);
     transport.connect(sink);
     await sink.deliver(

@@ -19,7 +19,7 @@ import type { HostKind } from './harness.js';
  */
 export interface CustomApp {
   origin: string;
-  /** Where the API is mounted: `${origin}/chat`. */
+  /** Where the API is mounted: `${origin}/chat`, or `origin` with `mountAtRoot`. */
   baseUrl: string;
   clock: ManualClock;
   notifier: Notifier;
@@ -31,13 +31,15 @@ export interface CustomApp {
 export interface CustomAppOptions {
   /** Mount a JSON body parser before the API (a mistake the hosts must report loudly). */
   bodyParserFirst?: boolean;
+  /** Mount the API at the application's root instead of `/chat`: it then sees every request first. */
+  mountAtRoot?: boolean;
   /** Wraps the inbox transport (to slow deliveries down, for instance). */
   wrapTransport?: (transport: ChatTransport) => ChatTransport;
 }
 
-/** A minimal Koa body parser: reads the whole body and sets `ctx.request.body`. */
+/** A minimal Koa body parser: reads the whole body, once, and sets `ctx.request.body`. */
 const koaJsonParser: Koa.Middleware = async (ctx, next) => {
-  if (ctx.is('application/json')) {
+  if (ctx.is('application/json') && (ctx.request as { body?: unknown }).body === undefined) {
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -50,10 +52,12 @@ const koaJsonParser: Koa.Middleware = async (ctx, next) => {
   await next();
 };
 
+const mountPoint = (options: CustomAppOptions): string => (options.mountAtRoot ? '' : '/chat');
+
 function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
   const app = express();
   if (options.bodyParserFirst) app.use(express.json());
-  app.use('/chat', notifyRouter(notifier));
+  app.use(mountPoint(options) || '/', notifyRouter(notifier));
   // The application's own routes, one of them inside the API's mount point, with a parser after the API.
   app.get('/chat/custom', (_req, res) => {
     res.json({ custom: true });
@@ -67,7 +71,7 @@ function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListe
 function koaApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
   const app = new Koa();
   if (options.bodyParserFirst) app.use(koaJsonParser);
-  app.use(notifyMiddleware(notifier, { prefix: '/chat' }));
+  app.use(notifyMiddleware(notifier, { prefix: mountPoint(options) }));
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/chat/custom') {
       ctx.body = { custom: true };
@@ -84,11 +88,11 @@ function koaApp(notifier: Notifier, options: CustomAppOptions): RequestListener 
   return app.callback();
 }
 
-/** Starts an application of the given kind with the API at `/chat`, on memory storage and the inbox. */
+/** Starts an application of the given kind with the API at `/chat` (or the root), on memory storage and the inbox. */
 export async function startCustomApp(kind: HostKind, options: CustomAppOptions = {}): Promise<CustomApp> {
   const clock = manualClock();
   const storage = memoryStorage({ clock });
-  const inbox = inboxTransport({ store: storage.inbox, clock });
+  const inbox = inboxTransport({ clock });
   const notifier = createNotifier({
     storage,
     transports: [options.wrapTransport ? options.wrapTransport(inbox) : inbox],
@@ -103,7 +107,7 @@ export async function startCustomApp(kind: HostKind, options: CustomAppOptions =
   const origin = `http://127.0.0.1:${port}`;
   return {
     origin,
-    baseUrl: `${origin}/chat`,
+    baseUrl: `${origin}${mountPoint(options)}`,
     clock,
     notifier,
     keys: testKeys,

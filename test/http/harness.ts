@@ -5,7 +5,8 @@ import express from 'express';
 import Koa from 'koa';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { createNotifier, type Notifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../../core/notifier.js';
+import type { Logger } from '../../core/ports/logger.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import type { RateLimitSettings } from '../../core/rate-limit/settings.js';
 import { notifyRouter } from '../../hosts/express/index.js';
@@ -21,8 +22,15 @@ export type HostKind = (typeof hostKinds)[number];
 /** Options of {@link startTestHost}. */
 export interface TestHostOptions {
   rateLimits?: Partial<RateLimitSettings>;
-  /** Where the API is mounted in the application (default `/chat`), to prove mounting anywhere works. */
+  /**
+   * Where the API is mounted in the application (default `/chat`), to prove mounting anywhere works;
+   * `''` mounts it at the root.
+   */
   mount?: string;
+  /** Storage other than the default memory storage (Redis, say); the caller releases it. */
+  storage?: StoragePorts;
+  trustProxy?: NotifierOptions['trustProxy'];
+  logger?: Logger;
 }
 
 /** A running application with the API mounted, on memory storage and the local inbox, in virtual time. */
@@ -47,7 +55,7 @@ export interface TestHost {
 
 function expressApp(notifier: Notifier, mount: string) {
   const app = express();
-  app.use(mount, notifyRouter(notifier));
+  app.use(mount || '/', notifyRouter(notifier));
   app.get('/outside', (_req, res) => {
     res.json({ outside: true });
   });
@@ -66,13 +74,15 @@ function koaApp(notifier: Notifier, mount: string) {
 /** Starts an application of the given kind on an ephemeral port of 127.0.0.1. */
 export async function startTestHost(kind: HostKind, options: TestHostOptions = {}): Promise<TestHost> {
   const clock = manualClock();
-  const storage = memoryStorage({ clock });
-  const inbox = flakyTransport(inboxTransport({ store: storage.inbox, clock }));
+  const storage = options.storage ?? memoryStorage({ clock });
+  const inbox = flakyTransport(inboxTransport({ clock }));
   const notifier = createNotifier({
     storage,
     transports: [inbox],
     clock,
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    trustProxy: options.trustProxy,
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   await notifier.seed(testSeed);
   const mount = options.mount ?? '/chat';

@@ -26,7 +26,7 @@ beforeEach(async () => {
   notifier = createNotifier({
     storage,
     clock,
-    transports: [inboxTransport({ store: storage.inbox, clock })],
+    transports: [inboxTransport({ clock })],
   });
   await notifier.seed(testSeed);
   alice = { userId: await userId('alice@acme.test'), admin: true };

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { type InboxMessages, inboxMessages } from '../../adapters/chat/inbox/messages.js';
 import { pageScript } from '../../adapters/chat/inbox/page-script.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Organization, User } from '../../core/domain/directory.js';
@@ -13,7 +14,6 @@ import type {
   Click,
   ClickOutcome,
 } from '../../core/ports/chat-transport.js';
-import type { InboxStore } from '../../core/ports/inbox-store.js';
 
 const organization: Organization = { id: 'acme', name: 'Acme Inc' };
 const otherOrganization: Organization = { id: 'globex', name: 'Globex' };
@@ -41,6 +41,7 @@ const interactiveView = (overrides: Partial<MessageView> = {}): MessageView => {
   return {
     kind: 'interactive',
     sendId: 'req_AAAAAAAAAAAAAAAAAAAAAAAA',
+    version: 1,
     text,
     document: parseMarkdown(text),
     buttons: options,
@@ -56,6 +57,7 @@ const interactiveView = (overrides: Partial<MessageView> = {}): MessageView => {
 const plainView = (text: string): MessageView => ({
   kind: 'plain',
   sendId: 'notif_BBBBBBBBBBBBBBBBBBBBBBBB',
+  version: 0,
   text,
   document: parseMarkdown(text),
   buttons: [],
@@ -73,9 +75,10 @@ const deliveryTo = (recipient: string, message: MessageView, org = organization)
   message,
 });
 
-/** A sink that records every click and answers what the test asks for. */
+/** A sink that records every click and answers what the test asks for, over state of its own. */
 class RecordingSink implements ChatSink {
   readonly clicks: Click[] = [];
+  readonly state = memoryStorage().transportState;
   outcome: ClickOutcome = 'accepted';
   users: User[] = [alice, bob, zoe];
 
@@ -145,16 +148,17 @@ const expectError = (response: HttpResponse, status: number, details?: RegExp): 
 };
 
 describe('inbox transport', () => {
-  let store: InboxStore;
+  let store: InboxMessages;
   let now: number;
   let sink: RecordingSink;
   let transport: ChatTransport;
 
   beforeEach(() => {
-    store = memoryStorage().inbox;
     now = 1_700_000_000_000;
     sink = new RecordingSink();
-    transport = inboxTransport({ store, clock: { now: () => now } });
+    store = inboxMessages(sink.state);
+    transport = inboxTransport({ clock: { now: () => now } });
+    transport.connect(sink);
   });
 
   describe('address', () => {
@@ -177,7 +181,7 @@ describe('inbox transport', () => {
 
       expect(Object.keys(ref)).toEqual(['messageId']);
       expect(ref.messageId).toMatch(/^msg_[0-9A-Za-z]{24}$/);
-      expect(await store.getMessage(ref.messageId ?? '')).toEqual({
+      expect(await store.get(ref.messageId ?? '')).toEqual({
         id: ref.messageId,
         recipient: 'alice@acme.test',
         organizationId: 'acme',
@@ -194,7 +198,7 @@ describe('inbox transport', () => {
 
     it('stores a plain message without a request id', async () => {
       const ref = await transport.deliver(deliveryTo('bob@acme.test', plainView('Hello')));
-      expect(await store.getMessage(ref.messageId ?? '')).toMatchObject({
+      expect(await store.get(ref.messageId ?? '')).toMatchObject({
         kind: 'plain',
         requestId: null,
         text: 'Hello',
@@ -211,7 +215,21 @@ describe('inbox transport', () => {
       view.buttons.push({ text: 'Later', value: 'later' });
 
       expect(first.messageId).not.toBe(second.messageId);
-      expect((await store.getMessage(first.messageId ?? ''))?.buttons).toEqual(options);
+      expect((await store.get(first.messageId ?? ''))?.buttons).toEqual(options);
+    });
+
+    it('refuses to deliver before the notifier connects it, having nowhere to keep the message', async () => {
+      await expect(
+        inboxTransport().deliver(deliveryTo('alice@acme.test', interactiveView())),
+      ).rejects.toThrow(/not connected/);
+    });
+
+    it('keeps messages in the state the sink hands it, so instances on one store share them', async () => {
+      const ref = await transport.deliver(deliveryTo('alice@acme.test', plainView('Shared')));
+      const otherInstance = inboxTransport();
+      otherInstance.connect(sink);
+      await otherInstance.update(deliveryTo('alice@acme.test', interactiveView({ footer: 'Seen' })), ref);
+      expect(await store.list('alice@acme.test')).toMatchObject([{ id: ref.messageId, footer: 'Seen' }]);
     });
   });
 
@@ -237,7 +255,7 @@ describe('inbox transport', () => {
         ref,
       );
 
-      expect(await store.getMessage(ref.messageId ?? '')).toEqual({
+      expect(await store.get(ref.messageId ?? '')).toEqual({
         id: ref.messageId,
         recipient: 'alice@acme.test',
         organizationId: 'acme',
@@ -250,6 +268,53 @@ describe('inbox transport', () => {
         selected: 'approve',
         deliveredAt: 1_700_000_000_000,
       });
+    });
+
+    it("keeps a copy in its place among the recipient's messages", async () => {
+      const first = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+      now += 1;
+      const second = await transport.deliver(deliveryTo('alice@acme.test', plainView('Later news')));
+      await transport.update(
+        deliveryTo(
+          'alice@acme.test',
+          interactiveView({ version: 2, buttonsEnabled: false, selected: 'approve' }),
+        ),
+        first,
+      );
+      const listed = await store.list('alice@acme.test');
+      expect(listed.map((message) => [message.id, message.selected])).toEqual([
+        [first.messageId, 'approve'],
+        [second.messageId, null],
+      ]);
+    });
+
+    it('leaves a copy showing a newer version as it is when an older view arrives late', async () => {
+      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
+      const answered = interactiveView({
+        version: 3,
+        buttonsEnabled: false,
+        selected: 'approve',
+        footer: 'v3',
+      });
+      const older = interactiveView({ version: 2, selected: 'reject', footer: 'v2' });
+      await transport.update(deliveryTo('alice@acme.test', answered), ref);
+      await transport.update(deliveryTo('alice@acme.test', older), ref);
+      expect(await store.get(ref.messageId ?? '')).toMatchObject({
+        buttonsEnabled: false,
+        selected: 'approve',
+        footer: 'v3',
+      });
+      await transport.update(deliveryTo('alice@acme.test', answered), ref);
+      expect(await store.get(ref.messageId ?? '')).toMatchObject({ selected: 'approve', footer: 'v3' });
+    });
+
+    it('shows the newest of several views applied at once, whatever order they land in', async () => {
+      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
+      const views = [3, 6, 2, 5, 4].map((version) =>
+        interactiveView({ version, footer: `v${version}`, selected: version === 6 ? 'reject' : null }),
+      );
+      await Promise.all(views.map((view) => transport.update(deliveryTo('alice@acme.test', view), ref)));
+      expect(await store.get(ref.messageId ?? '')).toMatchObject({ footer: 'v6', selected: 'reject' });
     });
 
     it('fails for a ref that names no message', async () => {
@@ -271,11 +336,12 @@ describe('inbox transport', () => {
 
     it('answers 503 on every route before connect', async () => {
       const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+      const unconnected = inboxTransport();
       const responses = [
-        await call(transport, 'GET', '/inbox'),
-        await call(transport, 'GET', '/inbox/api/users'),
-        await call(transport, 'GET', '/inbox/api/messages', { query: { email: 'alice@acme.test' } }),
-        await call(transport, 'POST', clickPath(ref.messageId ?? ''), { body: '{"value":"approve"}' }),
+        await call(unconnected, 'GET', '/inbox'),
+        await call(unconnected, 'GET', '/inbox/api/users'),
+        await call(unconnected, 'GET', '/inbox/api/messages', { query: { email: 'alice@acme.test' } }),
+        await call(unconnected, 'POST', clickPath(ref.messageId ?? ''), { body: '{"value":"approve"}' }),
       ];
       for (const response of responses) expectError(response, 503, /not connected/);
       expect(sink.clicks).toEqual([]);
@@ -283,10 +349,6 @@ describe('inbox transport', () => {
   });
 
   describe('once connected', () => {
-    beforeEach(() => {
-      transport.connect(sink);
-    });
-
     describe('GET /inbox/api/users', () => {
       it('lists every user once, as email and name, sorted by address', async () => {
         sink.users = [zoe, bob, alice, user('ALICE@acme.test', 'Alice Again', otherOrganization.id)];

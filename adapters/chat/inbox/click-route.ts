@@ -17,12 +17,12 @@ const outcomeResponses: Record<ClickOutcome, () => HttpResponse> = {
  * `POST /inbox/api/messages/:id/click` with `{"value":…}`. The click goes to the sink exactly as a
  * Slack or Teams click does, so the inbox exercises the same path through the core.
  */
-export const handleClick: ConnectedHandler = async ({ store, sink }, request, params) => {
+export const handleClick: ConnectedHandler = async ({ messages, sink }, request, params) => {
   const parsed = parseClickBody(request.body);
   if (!parsed.ok) return errorResponse(400, parsed.details);
 
   const id = params.id;
-  const message = id === undefined ? null : await store.getMessage(id);
+  const message = id === undefined ? null : await messages.get(id);
   if (message === null) return errorResponse(404, 'Message not found');
   if (message.requestId === null || message.buttons.length === 0) {
     return errorResponse(404, 'This message has no buttons');

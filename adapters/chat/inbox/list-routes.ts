@@ -14,12 +14,11 @@ export const handleListUsers: ConnectedHandler = async ({ sink }) =>
   jsonResponse(200, toUserListJson(await sink.listUsers()), noStore);
 
 /** `GET /inbox/api/messages?email=…`: the messages of one user, in delivery order. */
-export const handleListMessages: ConnectedHandler = async ({ store }, request) => {
+export const handleListMessages: ConnectedHandler = async ({ messages }, request) => {
   const email = request.query.get('email');
   if (email === null || email.trim() === '') return errorResponse(400, 'email: is required');
   const address = normalizeEmail(email);
   if (!emailSchema.safeParse(address).success)
     return errorResponse(400, 'email: must be a valid email address');
-  const messages = await store.listMessages(address);
-  return jsonResponse(200, messages.map(toMessageJson), noStore);
+  return jsonResponse(200, (await messages.list(address)).map(toMessageJson), noStore);
 };

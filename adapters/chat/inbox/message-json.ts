@@ -2,7 +2,7 @@ import type { User } from '../../../core/domain/directory.js';
 import { normalizeEmail } from '../../../core/domain/directory.js';
 import { parseMarkdown } from '../../../core/markdown/parse.js';
 import { renderHtml } from '../../../core/markdown/render-html.js';
-import type { InboxMessage } from '../../../core/ports/inbox-store.js';
+import type { InboxMessage } from './inbox-message.js';
 
 /** A user as `GET /inbox/api/users` lists it. */
 export interface InboxUserJson {

@@ -1,10 +1,10 @@
 import type { HttpRequest, HttpResponse } from '../../../core/http/types.js';
 import type { ChatSink } from '../../../core/ports/chat-transport.js';
-import type { InboxStore } from '../../../core/ports/inbox-store.js';
+import type { InboxMessages } from './messages.js';
 
 /** What an inbox route handler works with once the notifier has connected the transport. */
 export interface ConnectedContext {
-  store: InboxStore;
+  messages: InboxMessages;
   sink: ChatSink;
 }
 

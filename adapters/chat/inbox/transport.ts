@@ -8,14 +8,14 @@ import type {
 } from '../../../core/ports/chat-transport.js';
 import { type Clock, systemClock } from '../../../core/ports/clock.js';
 import type { DeliveryRef } from '../../../core/ports/delivery-store.js';
-import type { InboxMessage, InboxStore } from '../../../core/ports/inbox-store.js';
 import { randomBase62 } from '../../../core/security/random-id.js';
+import type { InboxMessage } from './inbox-message.js';
+import { type InboxMessages, inboxMessages } from './messages.js';
+import type { ConnectedContext } from './route-context.js';
 import { inboxRoutes } from './routes.js';
 
 /** Settings of {@link inboxTransport}. */
 export interface InboxTransportOptions {
-  /** Where messages are kept; every instance on the same store shows the same inbox. */
-  store: InboxStore;
   /** Source of delivery times; the wall clock by default. */
   clock?: Clock;
 }
@@ -24,13 +24,21 @@ export interface InboxTransportOptions {
 const installationId = 'local';
 
 /**
- * A chat transport that stores every message in an {@link InboxStore} and serves a page and a JSON
- * API (mounted by the hosts) where a user reads them and clicks their buttons. It reaches every user.
+ * A chat transport that keeps every message in the storage the notifier connects it to (its
+ * `ChatSink.state`, so every instance on one store shows the same inbox) and serves a page and a
+ * JSON API (mounted by the hosts) where a user reads them and clicks their buttons. It reaches
+ * every user.
  */
-export function inboxTransport(options: InboxTransportOptions): ChatTransport {
-  const { store } = options;
+export function inboxTransport(options: InboxTransportOptions = {}): ChatTransport {
   const clock = options.clock ?? systemClock;
-  let sink: ChatSink | null = null;
+  let connected: ConnectedContext | null = null;
+
+  const messages = (): InboxMessages => {
+    if (connected === null) {
+      throw new NotifyError('internal', 'The inbox transport is not connected to a notifier');
+    }
+    return connected.messages;
+  };
 
   return {
     platform: 'inbox',
@@ -54,33 +62,34 @@ export function inboxTransport(options: InboxTransportOptions): ChatTransport {
         selected: view.selected,
         deliveredAt: clock.now(),
       };
-      await store.saveMessage(message);
+      await messages().add(message, view.version);
       return { messageId: message.id };
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const messageId = ref.messageId;
-      const current = messageId === undefined ? null : await store.getMessage(messageId);
-      if (current === null) {
+      const { messageId } = ref;
+      const { message: view } = delivery;
+      const found =
+        messageId !== undefined &&
+        (await messages().update(messageId, view.version, (current) => ({
+          ...current,
+          buttons: view.buttons.map(({ text, value }) => ({ text, value })),
+          buttonsEnabled: view.buttonsEnabled,
+          footer: view.footer,
+          selected: view.selected,
+        })));
+      if (!found) {
         throw new NotifyError(
           'not_found',
           `Inbox message ${messageId ?? '(ref without messageId)'} not found`,
         );
       }
-      const { message: view } = delivery;
-      await store.saveMessage({
-        ...current,
-        buttons: view.buttons.map(({ text, value }) => ({ text, value })),
-        buttonsEnabled: view.buttonsEnabled,
-        footer: view.footer,
-        selected: view.selected,
-      });
     },
 
-    routes: inboxRoutes({ store, sink: () => sink }),
+    routes: inboxRoutes(() => connected),
 
-    connect(connected: ChatSink): void {
-      sink = connected;
+    connect(sink: ChatSink): void {
+      connected = { sink, messages: inboxMessages(sink.state) };
     },
   };
 }

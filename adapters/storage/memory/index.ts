@@ -7,9 +7,9 @@ import { memoryDirectoryStore } from './memory-directory-store.js';
 import { memoryDueWorkStore } from './memory-due-work-store.js';
 import { memoryFailedCallbackStore } from './memory-failed-callback-store.js';
 import { memoryIdempotencyStore } from './memory-idempotency-store.js';
-import { memoryInboxStore } from './memory-inbox-store.js';
 import { memoryRateLimitStore } from './memory-rate-limit-store.js';
 import { memoryRequestStore } from './memory-request-store.js';
+import { memoryTransportStateStore } from './memory-transport-state-store.js';
 
 export type { MemoryAdmissionStoreOptions } from './memory-admission-store.js';
 export type { MemoryDirectoryStore } from './memory-directory-store.js';
@@ -17,6 +17,7 @@ export type { MemoryDueWorkStore } from './memory-due-work-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
 export type { MemoryRequestStoreOptions } from './memory-request-store.js';
+export type { MemoryTransportStateStoreOptions } from './memory-transport-state-store.js';
 export {
   memoryAdmissionStore,
   memoryDeliveryStore,
@@ -24,14 +25,14 @@ export {
   memoryDueWorkStore,
   memoryFailedCallbackStore,
   memoryIdempotencyStore,
-  memoryInboxStore,
   memoryRateLimitStore,
   memoryRequestStore,
+  memoryTransportStateStore,
 };
 
 /** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
-  /** Decides rate-limit refills and idempotency expiry. Defaults to the wall clock. */
+  /** Decides rate-limit refills, idempotency and transport-state expiry. Defaults to the wall clock. */
   clock?: Clock;
 }
 
@@ -53,7 +54,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
     rateLimits,
     admission: memoryAdmissionStore({ directory, rateLimits }),
     dueWork,
-    inbox: memoryInboxStore(),
+    transportState: memoryTransportStateStore({ clock }),
     failedCallbacks: memoryFailedCallbackStore(),
   };
 }

@@ -5,7 +5,6 @@ import type { InteractiveRequest } from '../../../core/domain/interactive-reques
 import type { DeliveryRef } from '../../../core/ports/delivery-store.js';
 import type { FailedCallback } from '../../../core/ports/failed-callback-store.js';
 import type { StoredResponse } from '../../../core/ports/idempotency-store.js';
-import type { InboxMessage } from '../../../core/ports/inbox-store.js';
 
 /** Options of `mongoStorage` and `ensureMongoIndexes`. */
 export interface MongoStorageOptions {
@@ -121,10 +120,20 @@ export interface BucketDocument {
   taker?: string;
 }
 
-export interface InboxDocument extends Omit<InboxMessage, 'id'> {
+/**
+ * A transport-state record or list. A key's record and list are two documents, `record:<key>` and
+ * `list:<key>`, so they never clash.
+ */
+export interface TransportStateDocument {
   _id: string;
-  /** First-save order, which breaks ties between equal delivery times. */
-  seq: ObjectId;
+  /** A record's value. */
+  value?: string;
+  /** A record's version; kept counting while the document exists, even past its expiry. */
+  version?: number;
+  /** A list's entries, in append order. */
+  items?: string[];
+  /** Server time after which the document is gone (a TTL index deletes it, reads ignore it); null: never. */
+  expiresAt: Date | null;
 }
 
 export interface FailedCallbackDocument extends Omit<FailedCallback, 'requestId'> {
@@ -142,7 +151,7 @@ export interface MongoCollections {
   deliveries: Collection<DeliveryDocument>;
   idempotency: Collection<IdempotencyDocument>;
   rateLimits: Collection<BucketDocument>;
-  inbox: Collection<InboxDocument>;
+  transportState: Collection<TransportStateDocument>;
   failedCallbacks: Collection<FailedCallbackDocument>;
 }
 
@@ -164,7 +173,7 @@ export function openCollections({
     deliveries: open('deliveries'),
     idempotency: open('idempotency'),
     rateLimits: open('rate_limits'),
-    inbox: open('inbox'),
+    transportState: open('transport_state'),
     failedCallbacks: open('failed_callbacks'),
   };
 }

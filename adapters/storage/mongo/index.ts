@@ -11,8 +11,9 @@
  * const storage = mongoStorage(options);
  * ```
  *
- * Clocks: rate-limit refills and idempotency expiry follow the server's clock (`$$NOW`), shared by
- * every instance; due times and leases are the caller's (`now`, `runAt`), as the ports define them.
+ * Clocks: rate-limit refills, idempotency expiry and transport-state expiry follow the server's
+ * clock (`$$NOW`), shared by every instance; due times and leases are the caller's (`now`, `runAt`),
+ * as the ports define them.
  *
  * Errors: every method reports an unreachable server (network errors, no server selected, client or
  * topology closed, a primary stepping down) as `NotifyError('unavailable')` with `retryAfterSeconds`
@@ -29,9 +30,9 @@ import { mongoDirectoryStore } from './mongo-directory-store.js';
 import { mongoDueWorkStore } from './mongo-due-work-store.js';
 import { mongoFailedCallbackStore } from './mongo-failed-callback-store.js';
 import { mongoIdempotencyStore } from './mongo-idempotency-store.js';
-import { mongoInboxStore } from './mongo-inbox-store.js';
 import { mongoRateLimitStore } from './mongo-rate-limit-store.js';
 import { mongoRequestStore } from './mongo-request-store.js';
+import { mongoTransportStateStore } from './mongo-transport-state-store.js';
 
 export type { MongoStorageOptions } from './collections.js';
 export { defaultCollectionPrefix } from './collections.js';
@@ -54,7 +55,7 @@ export function mongoStorage(options: MongoStorageOptions): StoragePorts {
     rateLimits,
     admission: mongoAdmissionStore({ directory, rateLimits }),
     dueWork: mongoDueWorkStore(collections),
-    inbox: mongoInboxStore(collections),
+    transportState: mongoTransportStateStore(collections),
     failedCallbacks: mongoFailedCallbackStore(collections),
   };
 }

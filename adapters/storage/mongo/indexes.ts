@@ -42,7 +42,7 @@ export async function ensureMongoIndexes(options: MongoStorageOptions): Promise<
       ]),
       create(c.idempotency, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
       create(c.rateLimits, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
-      create(c.inbox, [{ key: { recipient: 1, deliveredAt: 1, seq: 1 }, name: 'recipient_order' }]),
+      create(c.transportState, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
       create(c.failedCallbacks, [{ key: { failedAt: 1, seq: 1 }, name: 'failure_order' }]),
     ]);
   } catch (error) {

@@ -6,11 +6,11 @@ import { redisDirectoryStore } from './redis-directory-store.js';
 import { redisDueWorkStore } from './redis-due-work-store.js';
 import { redisFailedCallbackStore } from './redis-failed-callback-store.js';
 import { redisIdempotencyStore } from './redis-idempotency-store.js';
-import { redisInboxStore } from './redis-inbox-store.js';
 import { redisKeys } from './redis-keys.js';
 import { redisRateLimitStore } from './redis-rate-limit-store.js';
 import { redisRequestStore } from './redis-request-store.js';
 import { createRedisRunner } from './redis-runner.js';
+import { redisTransportStateStore } from './redis-transport-state-store.js';
 
 export type { RedisStorageClient } from './redis-client.js';
 export { isConnectionError } from './storage-unavailable.js';
@@ -53,7 +53,7 @@ export function redisStorage(options: RedisStorageOptions): StoragePorts {
     rateLimits: redisRateLimitStore(redis, keys),
     admission: redisAdmissionStore(redis, keys),
     dueWork: redisDueWorkStore(redis, keys),
-    inbox: redisInboxStore(redis, keys),
+    transportState: redisTransportStateStore(redis, keys),
     failedCallbacks: redisFailedCallbackStore(redis, keys),
   } satisfies StoragePorts;
 }

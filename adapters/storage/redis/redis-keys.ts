@@ -7,7 +7,7 @@
 export interface RedisKeys {
   /** The prefix itself, e.g. `chat-notify:`. */
   prefix: string;
-  /** Counter behind the insertion order of keys, inbox messages and failed callbacks. */
+  /** Counter behind the insertion order of users, API keys, due items and failed callbacks. */
   sequence: string;
   /** Hash: organization id → JSON. */
   organizations: string;
@@ -57,13 +57,10 @@ export interface RedisKeys {
   idempotency(organizationId: string, key: string): string;
   /** Hash `{tokens, updatedAt}` of one token bucket, expiring once it would be full again. */
   rateLimit(key: string): string;
-  /** Hash: message id → JSON. */
-  inboxMessages: string;
-  /** Hash: message id → its member in the recipient's sorted set (`<16-digit sequence>:<id>`). */
-  inboxMember: string;
-  /** Sorted set of a recipient's messages by `deliveredAt`, ties in order of first save. */
-  inbox(recipient: string): string;
-  inboxBase: string;
+  /** Hash `{value, version}` of one transport-state record, expiring with it. */
+  transportRecord(key: string): string;
+  /** List of the entries of one transport-state list, expiring with it. */
+  transportList(key: string): string;
   /** Hash: request id → JSON failure. */
   failedCallbacks: string;
   /** Sorted set of request ids by the sequence of their latest failure. */
@@ -100,10 +97,8 @@ export function redisKeys(prefix: string): RedisKeys {
     deliveryOrder: (sendId) => `${base('delivery-order')}${sendId}`,
     idempotency: (organizationId, key) => `${base('idempotency')}${JSON.stringify([organizationId, key])}`,
     rateLimit: (key) => `${base('rate-limit')}${key}`,
-    inboxMessages: `${prefix}inbox-messages`,
-    inboxMember: `${prefix}inbox-member`,
-    inbox: (recipient) => `${base('inbox')}${recipient}`,
-    inboxBase: base('inbox'),
+    transportRecord: (key) => `${base('transport-record')}${key}`,
+    transportList: (key) => `${base('transport-list')}${key}`,
     failedCallbacks: `${prefix}failed-callbacks`,
     failedCallbackOrder: `${prefix}failed-callback-order`,
   };

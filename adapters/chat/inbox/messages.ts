@@ -1,0 +1,73 @@
+import type { TransportStateStore } from '../../../core/ports/transport-state-store.js';
+import type { InboxMessage } from './inbox-message.js';
+
+/** What the record of one message holds: the message, and the version of the view it shows. */
+interface StoredMessage {
+  /** `MessageView.version` of the view last applied, so that an older view never replaces a newer one. */
+  version: number;
+  message: InboxMessage;
+}
+
+const messageKey = (id: string): string => `msg:${id}`;
+const recipientKey = (recipient: string): string => `recipient:${recipient}`;
+
+const parse = (value: string): StoredMessage => JSON.parse(value) as StoredMessage;
+
+/** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
+export interface InboxMessages {
+  /** Stores a new message, showing the view of `version`, at the end of its recipient's list. */
+  add(message: InboxMessage, version: number): Promise<void>;
+  /**
+   * Rewrites a message with `change` to show the view of `version`, unless it already shows a newer
+   * one (then it is left as it is). Answers false when there is no such message.
+   */
+  update(id: string, version: number, change: (message: InboxMessage) => InboxMessage): Promise<boolean>;
+  /** One message, or null. */
+  get(id: string): Promise<InboxMessage | null>;
+  /** The messages of a recipient (normalized address), in delivery order. */
+  list(recipient: string): Promise<InboxMessage[]>;
+}
+
+/**
+ * Messages over a transport-state store: a record `msg:<id>` per message, and a list
+ * `recipient:<address>` of message ids in delivery order, so that delivering costs two writes and
+ * listing two reads, however many messages a recipient has. Nothing expires.
+ */
+export function inboxMessages(state: TransportStateStore): InboxMessages {
+  return {
+    async add(message, version) {
+      const stored: StoredMessage = { version, message };
+      // Neither write waits for the other: until both land, listing skips an id without a record.
+      await Promise.all([
+        state.set(messageKey(message.id), JSON.stringify(stored)),
+        state.append(recipientKey(message.recipient), message.id),
+      ]);
+    },
+
+    async update(id, version, change) {
+      // Updates of one copy can race (several instances, views out of order): compare-and-set on the
+      // record makes the newest view win, retrying whenever another update landed in between.
+      for (;;) {
+        const record = await state.get(messageKey(id));
+        if (record === null) return false;
+        const stored = parse(record.value);
+        if (stored.version > version) return true;
+        const next: StoredMessage = { version, message: change(stored.message) };
+        if ((await state.compareAndSet(messageKey(id), JSON.stringify(next), record.version)) !== null) {
+          return true;
+        }
+      }
+    },
+
+    async get(id) {
+      const record = await state.get(messageKey(id));
+      return record === null ? null : parse(record.value).message;
+    },
+
+    async list(recipient) {
+      const ids = await state.readList(recipientKey(recipient));
+      const records = ids.length === 0 ? [] : await state.getMany(ids.map(messageKey));
+      return records.flatMap((record) => (record === null ? [] : [parse(record.value).message]));
+    },
+  };
+}

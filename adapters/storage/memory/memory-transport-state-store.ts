@@ -1,0 +1,100 @@
+import type { Clock } from '../../../core/ports/clock.js';
+import type {
+  TransportStateRecord,
+  TransportStateStore,
+  TransportStateWriteOptions,
+} from '../../../core/ports/transport-state-store.js';
+import { ttlMillis } from '../../../core/transport-state/ttl.js';
+import { createLazySweep } from './lazy-sweep.js';
+
+/** Options of {@link memoryTransportStateStore}. */
+export interface MemoryTransportStateStoreOptions {
+  /** Decides when records and lists expire, as a server's clock would for Redis or MongoDB. */
+  clock: Clock;
+}
+
+/** When an entry expires: store-clock epoch milliseconds, or null for never. */
+interface Expiring {
+  expiresAt: number | null;
+}
+
+interface StoredRecord extends Expiring, TransportStateRecord {}
+
+interface StoredList extends Expiring {
+  entries: string[];
+}
+
+const isExpired = (entry: Expiring, now: number): boolean =>
+  entry.expiresAt !== null && entry.expiresAt <= now;
+
+/**
+ * Transport state in two maps, records and lists. Expired entries are dropped when read and swept
+ * lazily as the maps grow. Every method runs without awaiting in between, so each is atomic.
+ */
+export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOptions): TransportStateStore {
+  const records = new Map<string, StoredRecord>();
+  const lists = new Map<string, StoredList>();
+  const sweepRecords = createLazySweep(records, isExpired);
+  const sweepLists = createLazySweep(lists, isExpired);
+
+  /** The entry of `key` unless it has expired, in which case it is dropped. */
+  const live = <T extends Expiring>(map: Map<string, T>, key: string): T | undefined => {
+    const entry = map.get(key);
+    if (entry === undefined || !isExpired(entry, clock.now())) return entry;
+    map.delete(key);
+    return undefined;
+  };
+
+  const expiryOf = (options: TransportStateWriteOptions | undefined): number | null => {
+    const ttl = ttlMillis(options);
+    return ttl === null ? null : clock.now() + ttl;
+  };
+
+  const write = (key: string, value: string, version: number, expiresAt: number | null): number => {
+    records.set(key, { value, version, expiresAt });
+    sweepRecords(clock.now());
+    return version;
+  };
+
+  const read = (key: string): TransportStateRecord | null => {
+    const record = live(records, key);
+    return record === undefined ? null : { value: record.value, version: record.version };
+  };
+
+  return {
+    get: async (key) => read(key),
+
+    getMany: async (keys) => keys.map(read),
+
+    set: async (key, value, options) => {
+      const expiresAt = expiryOf(options);
+      return write(key, value, (live(records, key)?.version ?? 0) + 1, expiresAt);
+    },
+
+    compareAndSet: async (key, value, expectedVersion, options) => {
+      const expiresAt = expiryOf(options);
+      const current = live(records, key)?.version ?? null;
+      if (current !== expectedVersion) return null;
+      return write(key, value, (current ?? 0) + 1, expiresAt);
+    },
+
+    delete: async (key) => {
+      records.delete(key);
+      lists.delete(key);
+    },
+
+    append: async (key, value, options) => {
+      const expiresAt = expiryOf(options);
+      const list = live(lists, key);
+      if (list === undefined) {
+        lists.set(key, { entries: [value], expiresAt });
+        sweepLists(clock.now());
+        return;
+      }
+      list.entries.push(value);
+      list.expiresAt = expiresAt;
+    },
+
+    readList: async (key) => [...(live(lists, key)?.entries ?? [])],
+  } satisfies TransportStateStore;
+}
