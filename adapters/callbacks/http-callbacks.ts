@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { checkCallbackTarget } from '../../core/callbacks/check-callback-target.js';
 import { isNotifyError } from '../../core/errors.js';
@@ -7,6 +6,7 @@ import type {
   CallbackTransport,
   HostResolver,
 } from '../../core/ports/callback-transport.js';
+import { signCallback } from '../../core/schemas/callback-signature.js';
 import { dnsResolver } from './dns-resolver.js';
 import { pinnedLookup } from './pinned-lookup.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -50,11 +50,11 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
       const reason = isNotifyError(error) ? error.details : String(error);
       return { outcome: 'failed', status: null, error: `target refused: ${reason}`, retryAfterMs: null };
     }
-    const signature = new Webhook(attempt.secret).sign(
-      attempt.webhookId,
-      new Date(attempt.timestamp * 1000),
-      attempt.body,
-    );
+    const signature = signCallback(attempt.secret, {
+      id: attempt.webhookId,
+      timestamp: attempt.timestamp,
+      body: attempt.body,
+    });
     const dispatcher = new Agent({
       connect: {
         lookup: pinnedLookup(addresses),

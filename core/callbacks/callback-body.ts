@@ -1,17 +1,6 @@
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { responseEntries } from '../request/status-body.js';
-import type { RecipientResponse } from '../schemas/responses.js';
-
-/** The body of the completion callback (DECISIONS §5). */
-export interface CallbackBody {
-  type: 'request.finished';
-  request_id: string;
-  status: 'finished';
-  external_reference_id?: string;
-  responses: RecipientResponse[];
-  /** ISO 8601, UTC, milliseconds. */
-  finished_at: string;
-}
+import type { CallbackBody } from '../schemas/callback.js';
 
 /** The callback body of a finished request; the same bytes on every attempt. */
 export function callbackBody(request: InteractiveRequest): CallbackBody {

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
-import { CallbackVerificationError, createClient, verifyCallback } from '../../core/client/index.js';
+import { CallbackVerificationError, createClient, verifyCallback } from '../../client/index.js';
 import { silentLogger } from '../../core/ports/logger.js';
 import { startStandalone } from '../../examples/standalone/app.js';
 import { readConfig } from '../../examples/standalone/config.js';

@@ -7,7 +7,7 @@ import express from 'express';
 import Koa from 'koa';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CallbackEvent, CallbackVerificationError, verifyCallback } from '../../core/client/index.js';
+import { type CallbackEvent, CallbackVerificationError, verifyCallback } from '../../client/index.js';
 
 const requestId = 'req_AbCdEfGhIjKlMnOpQrStUvWx';
 /** Secrets saved at send time (`created.callback_secret`), by request id. */

@@ -7,8 +7,8 @@ import {
   NotifyTimeoutError,
   type RequestCreated,
   type RequestStatus,
-} from '../../core/client/index.js';
-import { parseRetryAfter } from '../../core/client/retry.js';
+} from '../../client/index.js';
+import { parseRetryAfter } from '../../client/retry.js';
 
 interface Seen {
   url: string;

@@ -7,7 +7,7 @@ import {
   NotifyClientError,
   type RequestCreated,
   type RequestStatus,
-} from '../../core/client/index.js';
+} from '../../client/index.js';
 import { silentLogger } from '../../core/ports/logger.js';
 import { type Standalone, startStandalone } from '../../examples/standalone/app.js';
 import { readConfig } from '../../examples/standalone/config.js';

@@ -6,7 +6,7 @@ import {
   CallbackVerificationError,
   signCallback,
   verifyCallback,
-} from '../../core/client/index.js';
+} from '../../client/index.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const otherSecret = `whsec_${randomBytes(32).toString('base64')}`;

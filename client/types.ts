@@ -1,10 +1,11 @@
-import type { NotifyRequestInput } from '../schemas/notify-request.js';
+import type { CallbackBody } from '../core/schemas/callback.js';
+import type { NotifyRequestInput } from '../core/schemas/notify-request.js';
 import type {
   NotificationSent,
   RecipientResponse,
   RequestCreated,
   RequestStatus,
-} from '../schemas/responses.js';
+} from '../core/schemas/responses.js';
 
 export type { NotificationSent, NotifyRequestInput, RecipientResponse, RequestCreated, RequestStatus };
 
@@ -92,18 +93,8 @@ export interface NotifyClient {
   waitForCompletion(requestId: string, options?: WaitOptions): Promise<RequestStatus>;
 }
 
-/** The body of a completion callback (DECISIONS §5). */
-export interface CallbackEvent {
-  type: 'request.finished';
-  request_id: string;
-  status: 'finished';
-  /** Present when the request was sent with one. */
-  external_reference_id?: string;
-  /** One entry per recipient, as in the status body. */
-  responses: RecipientResponse[];
-  /** When the request finished: ISO 8601, UTC, milliseconds. */
-  finished_at: string;
-}
+/** The body of a completion callback. */
+export type CallbackEvent = CallbackBody;
 
 /** Headers as `fetch`/`Request` give them, or as Node's `req.headers` (Express, Koa) does. */
 export type CallbackHeaders = Headers | Record<string, string | string[] | undefined>;

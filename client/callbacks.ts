@@ -1,44 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { callbackSecretKey, callbackSignature } from '../core/schemas/callback-signature.js';
 import { CallbackVerificationError } from './errors.js';
 import type { CallbackEvent, CallbackHeaders, VerifyCallbackOptions } from './types.js';
-
-const secretPrefix = 'whsec_';
-const base64Pattern = /^[A-Za-z0-9+/]+={0,2}$/;
-
-/** The signing key bytes a `whsec_…` secret encodes (the prefix is optional). */
-function secretKey(secret: string): Buffer {
-  const encoded = secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret;
-  if (!base64Pattern.test(encoded)) throw new TypeError('The callback secret is not `whsec_` + base64');
-  return Buffer.from(encoded, 'base64');
-}
-
-const bytesOf = (body: string | Uint8Array): Uint8Array =>
-  typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-
-/** Base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`, keyed with the secret's bytes (Standard Webhooks). */
-function signature(key: Buffer, id: string, timestamp: string, body: Uint8Array): string {
-  return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
-}
-
-/** What {@link signCallback} signs. */
-export interface CallbackToSign {
-  /** `webhook-id`. */
-  id: string;
-  /** `webhook-timestamp`: Unix seconds, or a Date. */
-  timestamp: number | Date;
-  /** The exact body bytes that are sent. */
-  body: string | Uint8Array;
-}
-
-/**
- * The `webhook-signature` value (`v1,<base64>`) that the service puts on a callback: the same
- * computation {@link verifyCallback} checks. Useful to test a callback receiver.
- */
-export function signCallback(secret: string, message: CallbackToSign): string {
-  const seconds =
-    message.timestamp instanceof Date ? Math.floor(message.timestamp.getTime() / 1000) : message.timestamp;
-  return `v1,${signature(secretKey(secret), message.id, String(seconds), bytesOf(message.body))}`;
-}
 
 /** A header's value, whatever the spelling of its name; several values are joined with a space. */
 function headerValue(headers: CallbackHeaders, name: string): string | undefined {
@@ -96,7 +59,7 @@ export function verifyCallback(
   rawBody: string | Uint8Array,
   options: VerifyCallbackOptions = {},
 ): CallbackEvent {
-  const key = secretKey(secret);
+  const key = callbackSecretKey(secret);
   const id = headerValue(headers, 'webhook-id');
   const timestamp = headerValue(headers, 'webhook-timestamp');
   const signatureHeader = headerValue(headers, 'webhook-signature');
@@ -126,8 +89,8 @@ export function verifyCallback(
   if (candidates.length === 0) {
     throw new CallbackVerificationError('malformed_signature', 'webhook-signature carries no v1 signature');
   }
-  const body = bytesOf(rawBody);
-  const expected = signature(key, id, timestamp, body);
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const expected = callbackSignature(key, id, timestamp, body);
   let matched = false;
   for (const candidate of candidates) matched = sameText(candidate, expected) || matched;
   if (!matched) throw new CallbackVerificationError('signature_mismatch', 'No signature matches');

@@ -2,7 +2,8 @@
  * `chat-notify/client`: call the notification service over HTTP and verify its completion
  * callbacks. Depends only on the global `fetch` and `node:crypto`.
  */
-export { type CallbackToSign, signCallback, verifyCallback } from './callbacks.js';
+export { type CallbackToSign, signCallback } from '../core/schemas/callback-signature.js';
+export { verifyCallback } from './callbacks.js';
 export { createClient } from './client.js';
 export {
   CallbackVerificationError,
