@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { inboxMessages } from '../../adapters/chat/inbox/messages.js';
 import { ensureMongoIndexes, mongoStorage } from '../../adapters/storage/mongo/index.js';
-import { isUnavailableError, toStorageError } from '../../adapters/storage/mongo/unavailable.js';
+import { isUnavailableError, toMongoStorageError } from '../../adapters/storage/mongo/unavailable.js';
 import { isNotifyError, NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
@@ -269,7 +269,7 @@ describe('MongoDB storage errors', () => {
       new MongoServerError({ code: 10107, errmsg: 'not primary' }),
     ];
     for (const failure of failures) {
-      const error = toStorageError(failure);
+      const error = toMongoStorageError(failure);
       expect(isNotifyError(error, 'unavailable')).toBe(true);
       expect(error).toMatchObject({ details: 'Storage is temporarily unavailable', retryAfterSeconds: 1 });
       expect((error as NotifyError).cause).toBe(failure);
@@ -284,7 +284,7 @@ describe('MongoDB storage errors', () => {
     ];
     for (const other of others) {
       expect(isUnavailableError(other)).toBe(false);
-      expect(toStorageError(other)).toBe(other);
+      expect(toMongoStorageError(other)).toBe(other);
     }
   });
 

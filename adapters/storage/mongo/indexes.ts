@@ -1,7 +1,7 @@
 import type { Collection, Document, IndexDescription } from 'mongodb';
 import type { MongoStorageOptions } from './collections.js';
 import { openCollections } from './collections.js';
-import { toStorageError } from './unavailable.js';
+import { toMongoStorageError } from './unavailable.js';
 
 /** Creates the indexes of one collection in one command (which also creates the collection). */
 const create = async <T extends Document>(
@@ -46,6 +46,6 @@ export async function ensureMongoIndexes(options: MongoStorageOptions): Promise<
       create(c.failedCallbacks, [{ key: { failedAt: 1, seq: 1 }, name: 'failure_order' }]),
     ]);
   } catch (error) {
-    throw toStorageError(error);
+    throw toMongoStorageError(error);
   }
 }

@@ -10,13 +10,10 @@
  *
  * @module
  */
-import {
-  type AdmissionStore,
-  apiKeyBucketKey,
-  organizationBucketKey,
-} from '../../../core/ports/admission-store.js';
+import type { AdmissionStore } from '../../../core/ports/admission-store.js';
 import type { DirectoryStore } from '../../../core/ports/directory-store.js';
 import type { RateLimitStore } from '../../../core/ports/rate-limit-store.js';
+import { composedAdmission } from '../../../core/storage-kit/composed-admission.js';
 
 /** Options of {@link mongoAdmissionStore}: the stores it composes. */
 export interface MongoAdmissionStoreOptions {
@@ -26,21 +23,8 @@ export interface MongoAdmissionStoreOptions {
 
 /** Admission on MongoDB; see the module comment for its round trips and atomicity. */
 export function mongoAdmissionStore({ directory, rateLimits }: MongoAdmissionStoreOptions): AdmissionStore {
-  return {
-    async admit({ digest, failedAuth, perKey, perOrganization }) {
-      const principal = digest === null ? null : await directory.findPrincipalByDigest(digest);
-      if (principal === null || principal.apiKey.revokedAt !== null) {
-        return { outcome: (await rateLimits.take([failedAuth], 1)) === null ? 'rejected' : 'blocked' };
-      }
-      const short = await rateLimits.take(
-        [
-          { key: apiKeyBucketKey(principal.apiKey.id), ...perKey },
-          { key: organizationBucketKey(principal.organization.id), ...perOrganization },
-        ],
-        1,
-      );
-      if (short === null) return { outcome: 'admitted', principal };
-      return { outcome: 'limited', by: short === 0 ? 'key' : 'organization', principal };
-    },
-  } satisfies AdmissionStore;
+  return composedAdmission({
+    findPrincipal: (digest) => directory.findPrincipalByDigest(digest),
+    take: (buckets, count) => rateLimits.take(buckets, count),
+  });
 }

@@ -11,7 +11,7 @@
 import type { Collection } from 'mongodb';
 import type { DeliveryRecord, DeliveryStore } from '../../../core/ports/delivery-store.js';
 import type { DeliveryDocument } from './collections.js';
-import { reportUnavailable } from './unavailable.js';
+import { guardMongoStore } from './unavailable.js';
 
 /** Options of {@link mongoDeliveryStore}. */
 export interface MongoDeliveryStoreOptions {
@@ -28,7 +28,7 @@ const toDelivery = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryD
 
 /** Delivered copies per send, in recording order; see the module comment. */
 export function mongoDeliveryStore({ deliveries }: MongoDeliveryStoreOptions): DeliveryStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async addDelivery({ sendId, recipient, platform, ref, deliveredAt }) {
       await deliveries.updateOne(
         { sendId, recipient, platform },

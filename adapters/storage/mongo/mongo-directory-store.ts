@@ -21,7 +21,7 @@ import type { ApiKeyRecord, Organization, User } from '../../../core/domain/dire
 import { normalizeEmail } from '../../../core/domain/directory.js';
 import type { DirectoryStore } from '../../../core/ports/directory-store.js';
 import type { ApiKeyDocument, MongoCollections, OrganizationDocument, UserDocument } from './collections.js';
-import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 
 /** Options of {@link mongoDirectoryStore}. */
 export type MongoDirectoryStoreOptions = Pick<MongoCollections, 'organizations' | 'users' | 'apiKeys'>;
@@ -61,7 +61,7 @@ export function mongoDirectoryStore({
   users,
   apiKeys,
 }: MongoDirectoryStoreOptions): DirectoryStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async saveOrganization(organization) {
       await organizations.updateOne(
         { _id: organization.id },

@@ -31,7 +31,7 @@ import type { ClaimedDueItem, DueItem } from '../../../core/domain/due-work.js';
 import type { DueWorkStore } from '../../../core/ports/due-work-store.js';
 import type { DueWorkChanges } from '../../../core/ports/request-store.js';
 import type { DueEntry, HolderId, WorkDocument } from './collections.js';
-import { reportUnavailable } from './unavailable.js';
+import { guardMongoStore } from './unavailable.js';
 
 /** `_id` of the holder of an item enqueued on its own. */
 export const holderId = (itemId: string): HolderId => ({ dueItem: itemId });
@@ -134,7 +134,7 @@ export interface MongoDueWorkStoreOptions {
 
 /** Due work claimed with `findOneAndUpdate` leases; see the module comment for the scheme. */
 export function mongoDueWorkStore({ requests }: MongoDueWorkStoreOptions): DueWorkStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async enqueue(items) {
       if (items.length === 0) return;
       const operations = items.flatMap((item): AnyBulkWriteOperation<WorkDocument>[] => {

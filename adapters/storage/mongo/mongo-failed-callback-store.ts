@@ -14,7 +14,7 @@ import type { Collection } from 'mongodb';
 import { ObjectId } from 'mongodb';
 import type { FailedCallback, FailedCallbackStore } from '../../../core/ports/failed-callback-store.js';
 import type { FailedCallbackDocument } from './collections.js';
-import { reportUnavailable } from './unavailable.js';
+import { guardMongoStore } from './unavailable.js';
 
 /** Options of {@link mongoFailedCallbackStore}. */
 export interface MongoFailedCallbackStoreOptions {
@@ -35,7 +35,7 @@ const toFailure = (document: FailedCallbackDocument): FailedCallback => ({
 export function mongoFailedCallbackStore({
   failedCallbacks,
 }: MongoFailedCallbackStoreOptions): FailedCallbackStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async add({ requestId, ...fields }) {
       await failedCallbacks.replaceOne(
         { _id: requestId },

@@ -24,7 +24,7 @@ import type {
   IdempotencyStore,
 } from '../../../core/ports/idempotency-store.js';
 import type { IdempotencyDocument } from './collections.js';
-import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 
 /** Options of {@link mongoIdempotencyStore}. */
 export interface MongoIdempotencyStoreOptions {
@@ -41,7 +41,7 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
   /** A filter on the live record of a scope, with extra conditions. */
   const liveRecord = (scope: IdempotencyScope) => ({ _id: scopeId(scope), $expr: isLive });
 
-  return reportUnavailable({
+  return guardMongoStore({
     async acquire(scope, fingerprint, sendId, { now, leaseMs, ttlMs }): Promise<IdempotencyAcquisition> {
       const holder = randomUUID();
       const lease = { state: 'running', leaseUntil: now + leaseMs, holder: { $literal: holder } };

@@ -28,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Document } from 'mongodb';
 import type { BucketSpec, RateLimitStore } from '../../../core/ports/rate-limit-store.js';
 import type { BucketDocument } from './collections.js';
-import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 
 /** Options of {@link mongoRateLimitStore}. */
 export interface MongoRateLimitStoreOptions {
@@ -139,7 +139,7 @@ export function mongoRateLimitStore({ rateLimits }: MongoRateLimitStoreOptions):
     ]);
   };
 
-  return reportUnavailable({
+  return guardMongoStore({
     async take(buckets, cost) {
       if (!Number.isFinite(cost) || cost < 0)
         throw new RangeError(`cost must be a finite number >= 0, got ${cost}`);

@@ -32,7 +32,7 @@ import {
   removeDueElsewhere,
   setNextClaimableAt,
 } from './mongo-due-work-store.js';
-import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 
 /** Options of {@link mongoRequestStore}. */
 export interface MongoRequestStoreOptions {
@@ -41,7 +41,7 @@ export interface MongoRequestStoreOptions {
 
 /** Interactive requests written with compare-and-set on `request.version`; see the module comment. */
 export function mongoRequestStore({ requests }: MongoRequestStoreOptions): RequestStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async createRequest(request, due) {
       try {
         const entries = entriesToAdd(due);

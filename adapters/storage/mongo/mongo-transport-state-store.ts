@@ -30,7 +30,7 @@ import type {
 } from '../../../core/ports/transport-state-store.js';
 import { ttlMillis } from '../../../core/transport-state/ttl.js';
 import type { TransportStateDocument } from './collections.js';
-import { isDuplicateKeyError, reportUnavailable } from './unavailable.js';
+import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 
 /** Options of {@link mongoTransportStateStore}. */
 export interface MongoTransportStateStoreOptions {
@@ -80,7 +80,7 @@ async function upsertOnce<T>(run: () => Promise<T>): Promise<T> {
 export function mongoTransportStateStore({
   transportState,
 }: MongoTransportStateStoreOptions): TransportStateStore {
-  return reportUnavailable({
+  return guardMongoStore({
     async get(key) {
       return toRecord(
         await transportState.findOne({ _id: recordId(key), $expr: isLive }, { projection: recordProjection }),

@@ -1,4 +1,4 @@
-import { NotifyError } from '../../../core/errors.js';
+import { reportUnavailable, toStorageError } from '../../../core/storage-kit/unavailable.js';
 
 /**
  * Driver errors that mean "the server cannot be reached right now": the connection or its pool
@@ -46,35 +46,13 @@ export function isUnavailableError(error: unknown): boolean {
   return error.name.startsWith('Mongo') && typeof code === 'number' && unavailableServerCodes.has(code);
 }
 
-/** The library's error for an unreachable store, keeping the driver's error as the cause. */
-export function toStorageError(error: unknown): unknown {
-  if (!isUnavailableError(error)) return error;
-  return new NotifyError('unavailable', 'Storage is temporarily unavailable', {
-    retryAfterSeconds: 1,
-    cause: error,
-  });
-}
+/** {@link toStorageError} of the core, with MongoDB's notion of an unreachable server. */
+export const toMongoStorageError = (error: unknown): unknown => toStorageError(error, isUnavailableError);
 
-/** An object whose members are all asynchronous functions: a store. */
-type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>;
-
-/**
- * The same store, each of whose methods reports an unreachable server as
- * `NotifyError('unavailable')` and lets every other error through unchanged.
- */
-export function reportUnavailable<T extends AsyncMethods>(store: T): T {
-  const guarded: Record<string, (...args: never[]) => Promise<unknown>> = {};
-  for (const [name, method] of Object.entries(store)) {
-    guarded[name] = async (...args) => {
-      try {
-        return await method(...args);
-      } catch (error) {
-        throw toStorageError(error);
-      }
-    };
-  }
-  return guarded as T;
-}
+/** {@link reportUnavailable} of the core, with MongoDB's notion of an unreachable server. */
+export const guardMongoStore = <T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  store: T,
+): T => reportUnavailable(store, isUnavailableError);
 
 /** Whether `error` is a duplicate-key error (E11000) of a unique index. */
 export function isDuplicateKeyError(error: unknown): boolean {

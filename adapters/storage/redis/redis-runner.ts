@@ -1,6 +1,6 @@
 import type { LuaScript } from './lua-script.js';
 import type { RedisStorageClient } from './redis-client.js';
-import { toStorageError } from './storage-unavailable.js';
+import { toRedisStorageError } from './storage-unavailable.js';
 
 /**
  * The only way the stores reach Redis: every command and script goes through here, so every store
@@ -22,7 +22,7 @@ export function createRedisRunner(client: RedisStorageClient): RedisRunner {
     try {
       return await client.sendCommand<unknown>(args, commandOptions);
     } catch (error) {
-      throw toStorageError(error);
+      throw toRedisStorageError(error);
     }
   };
 
@@ -32,7 +32,8 @@ export function createRedisRunner(client: RedisStorageClient): RedisRunner {
       try {
         return await client.sendCommand<unknown>(['EVALSHA', script.sha, ...tail], commandOptions);
       } catch (error) {
-        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw toStorageError(error);
+        if (!(error instanceof Error && error.message.startsWith('NOSCRIPT')))
+          throw toRedisStorageError(error);
       }
       // EVAL also caches the script, so the next EVALSHA of it succeeds.
       return send(['EVAL', script.source, ...tail]);

@@ -8,7 +8,7 @@ import {
   SocketTimeoutError,
   TimeoutError,
 } from 'redis';
-import { NotifyError } from '../../../core/errors.js';
+import { toStorageError } from '../../../core/storage-kit/unavailable.js';
 
 /** node-redis errors that mean the server cannot be reached right now, whatever the command. */
 const connectionErrorTypes = [
@@ -68,14 +68,5 @@ export function isConnectionError(error: unknown, depth = 0): boolean {
   return false;
 }
 
-/**
- * What a store method throws for `error`: the library's 503 error when the server cannot be reached,
- * so that hosts answer `Retry-After` instead of a 500; any other error unchanged.
- */
-export function toStorageError(error: unknown): unknown {
-  if (error instanceof NotifyError || !isConnectionError(error)) return error;
-  return new NotifyError('unavailable', 'Storage is temporarily unavailable', {
-    retryAfterSeconds: 1,
-    cause: error,
-  });
-}
+/** {@link toStorageError} of the core, with node-redis's notion of an unreachable server. */
+export const toRedisStorageError = (error: unknown): unknown => toStorageError(error, isConnectionError);
