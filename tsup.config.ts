@@ -1,12 +1,13 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
+/** The library: every subpath export, ESM and CommonJS, with declarations. */
+export const libraryBuild: Options = {
   entry: {
     index: 'core/index.ts',
     memory: 'adapters/storage/memory/index.ts',
     inbox: 'adapters/chat/inbox/index.ts',
     callbacks: 'adapters/callbacks/index.ts',
-    client: 'core/client/index.ts',
+    client: 'client/index.ts',
     redis: 'adapters/storage/redis/index.ts',
     mongo: 'adapters/storage/mongo/index.ts',
     express: 'hosts/express/index.ts',
@@ -14,8 +15,26 @@ export default defineConfig({
   },
   format: ['esm', 'cjs'],
   dts: true,
+  // Both builds run at once: this one must not delete what the other writes in dist/bin.
+  clean: ['!bin/**'],
+  sourcemap: true,
+  target: 'node20',
+  splitting: true,
+};
+
+/**
+ * The `chat-notify` executable (package.json `bin`): the standalone service, ESM. Split, so that
+ * the Redis and MongoDB adapters, with their drivers, load only when `NOTIFY_STORAGE` selects them.
+ */
+export const cliBuild: Options = {
+  entry: { 'chat-notify': 'examples/standalone/main.ts' },
+  outDir: 'dist/bin',
+  format: ['esm'],
+  banner: { js: '#!/usr/bin/env node' },
   clean: true,
   sourcemap: true,
   target: 'node20',
   splitting: true,
-});
+};
+
+export default defineConfig([libraryBuild, cliBuild]);

@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
-import { errorResponse } from '../../core/http/responses.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { Logger } from '../../core/ports/logger.js';
-import { notifyRouter } from '../../hosts/express/index.js';
 import type { StandaloneConfig } from './config.js';
 import { demoSeed } from './demo-seed.js';
-import { openStorage } from './open-storage.js';
+import { createHttpServer } from './http-server.js';
+import { checkStorageSetting, type OpenedStorage, openStorage, redactUrl } from './open-storage.js';
+import { type Readiness, requestListener } from './request-listener.js';
+import { type StorageBudget, waitForStorage } from './storage-wait.js';
 
 /** A running standalone service. */
 export interface Standalone {
@@ -18,7 +18,16 @@ export interface Standalone {
   server: Server;
   /** The port actually listened on (useful with `PORT=0`). */
   port: number;
+  /** Drains the requests in flight, then stops the notifier and releases the storage. */
   close(): Promise<void>;
+}
+
+/** Options of {@link startStandalone}. */
+export interface StartOptions {
+  /** How long to wait for storage; as long as it takes without one. */
+  storageBudget?: StorageBudget;
+  /** Stops the start (a signal during the wait for storage); the start then rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 async function loadSeed(path: string | undefined): Promise<unknown> {
@@ -26,59 +35,81 @@ async function loadSeed(path: string | undefined): Promise<unknown> {
   return JSON.parse(await readFile(path, 'utf8'));
 }
 
-/** Starts the service: memory storage and the local inbox by default, the API and the inbox at the root. */
-export async function startStandalone(config: StandaloneConfig, logger: Logger): Promise<Standalone> {
-  const opened = await openStorage(config.NOTIFY_STORAGE, {
-    redisPrefix: config.NOTIFY_REDIS_PREFIX,
-    logger,
-  });
-  const { storage } = opened;
-  const allowInsecure = config.NOTIFY_ALLOW_INSECURE_CALLBACKS;
-  if (allowInsecure) {
+/**
+ * Starts the service: memory storage and the local inbox by default, the API and the inbox at the
+ * root. It accepts connections at once (logged as `listening`) and resolves once storage answers
+ * and the seed is loaded; until then `/healthz` and every other path answer 503.
+ */
+export async function startStandalone(
+  config: StandaloneConfig,
+  logger: Logger,
+  options: StartOptions = {},
+): Promise<Standalone> {
+  checkStorageSetting(config.NOTIFY_STORAGE);
+  const target = redactUrl(config.NOTIFY_STORAGE);
+  if (config.NOTIFY_ALLOW_INSECURE_CALLBACKS) {
     logger.warn(
       'NOTIFY_ALLOW_INSECURE_CALLBACKS is on: callbacks may go to http: and to loopback or private addresses. Never use this in production.',
     );
   }
-  const notifier = createNotifier({
-    storage,
-    transports: [inboxTransport({ store: storage.inbox })],
-    callbacks: httpCallbacks({ allowInsecure }),
-    rateLimits: {
-      perKey: config.NOTIFY_RATE_LIMIT_PER_KEY,
-      perOrganization: config.NOTIFY_RATE_LIMIT_PER_ORGANIZATION,
-    },
-    logger,
+  const readiness: Readiness = { reason: `connecting to ${target}` };
+  const { server, drain } = createHttpServer(requestListener(readiness, logger), {
+    headersTimeoutMs: config.NOTIFY_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.NOTIFY_REQUEST_TIMEOUT_MS,
   });
-  await notifier.seed(await loadSeed(config.NOTIFY_SEED));
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.use(notifyRouter(notifier));
-  app.use((req, res) => {
-    const notFound = errorResponse(404, `No endpoint at ${req.path}`);
-    res.status(notFound.status).set(notFound.headers).end(notFound.body);
-  });
-
-  const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
+    server.listen(config.PORT, config.HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  notifier.start();
-  return {
-    notifier,
-    server,
-    port: (server.address() as AddressInfo).port,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await notifier.stop();
-      await opened.close();
-    },
-  };
+  const port = (server.address() as AddressInfo).port;
+  logger.info('listening', { port, health: `http://localhost:${port}/healthz` });
+
+  let opened: OpenedStorage | undefined;
+  try {
+    opened = await waitForStorage(
+      () => openStorage(config.NOTIFY_STORAGE, { redisPrefix: config.NOTIFY_REDIS_PREFIX, logger }),
+      {
+        target,
+        budget: options.storageBudget,
+        logger,
+        signal: options.signal,
+        onFailure: (reason) => {
+          readiness.reason = `${target}: ${reason}`;
+        },
+      },
+    );
+    const ready = createNotifier({
+      storage: opened.storage,
+      transports: [inboxTransport()],
+      callbacks: httpCallbacks({ allowInsecure: config.NOTIFY_ALLOW_INSECURE_CALLBACKS }),
+      rateLimits: {
+        perKey: config.NOTIFY_RATE_LIMIT_PER_KEY,
+        perOrganization: config.NOTIFY_RATE_LIMIT_PER_ORGANIZATION,
+      },
+      trustProxy: config.NOTIFY_TRUST_PROXY,
+      logger,
+    });
+    await ready.seed(await loadSeed(config.NOTIFY_SEED));
+    options.signal?.throwIfAborted();
+    ready.start();
+    readiness.notifier = ready;
+    const storageOpened = opened;
+    return {
+      notifier: ready,
+      server,
+      port,
+      async close() {
+        await drain();
+        await ready.stop();
+        await storageOpened.close();
+      },
+    };
+  } catch (error) {
+    await drain();
+    await opened?.close();
+    throw error;
+  }
 }

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /** `burst/perSecond`, e.g. `10/2`. */
@@ -9,20 +10,60 @@ const rateLimit = z
     return { burst: burst ?? 0, perSecond: perSecond ?? 0 };
   });
 
-const environmentSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  NOTIFY_STORAGE: z.string().default('memory'),
-  NOTIFY_SEED: z.string().optional(),
-  NOTIFY_REDIS_PREFIX: z.string().min(1).default('chat-notify:'),
-  NOTIFY_RATE_LIMIT_PER_KEY: rateLimit.prefault('10/2'),
-  NOTIFY_RATE_LIMIT_PER_ORGANIZATION: rateLimit.prefault('50/5'),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  NOTIFY_ALLOW_INSECURE_CALLBACKS: z
-    .enum(['0', '1', 'true', 'false', ''])
-    .default('0')
-    .transform((value) => value === '1' || value === 'true'),
-});
+const milliseconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+const isAddressOrRange = (entry: string): boolean =>
+  ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+  ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+  ipaddr.IPv6.isValid(entry) ||
+  ipaddr.IPv6.isValidCIDR(entry);
+
+/** A hop count (`1`) or a comma-separated list of addresses and CIDR ranges; empty or unset trusts no proxy. */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((value, context): number | string[] | undefined => {
+    const trimmed = value?.trim() ?? '';
+    if (trimmed === '') return undefined;
+    if (/^\d+$/.test(trimmed)) return Number(trimmed);
+    const entries = trimmed.split(',').map((entry) => entry.trim());
+    const wrong = entries.filter((entry) => !isAddressOrRange(entry));
+    if (wrong.length === 0) return entries;
+    context.addIssue({
+      code: 'custom',
+      message: `must be a hop count or a comma-separated list of IP addresses and CIDR ranges; not ${wrong.map((entry) => JSON.stringify(entry)).join(', ')}`,
+    });
+    return z.NEVER;
+  });
+
+const environmentSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('0.0.0.0'),
+    NOTIFY_STORAGE: z.string().default('memory'),
+    NOTIFY_SEED: z.string().optional(),
+    NOTIFY_REDIS_PREFIX: z.string().min(1).default('chat-notify:'),
+    NOTIFY_RATE_LIMIT_PER_KEY: rateLimit.prefault('10/2'),
+    NOTIFY_RATE_LIMIT_PER_ORGANIZATION: rateLimit.prefault('50/5'),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    NOTIFY_ALLOW_INSECURE_CALLBACKS: z
+      .enum(['0', '1', 'true', 'false', ''])
+      .default('0')
+      .transform((value) => value === '1' || value === 'true'),
+    NOTIFY_TRUST_PROXY: trustProxy,
+    /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
+    NOTIFY_WAIT_FOR_STORAGE: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.coerce.number().min(0).optional(),
+    ),
+    NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(10_000),
+    NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(30_000),
+    NOTIFY_REQUEST_TIMEOUT_MS: milliseconds(30_000),
+  })
+  .refine((config) => config.NOTIFY_HEADERS_TIMEOUT_MS <= config.NOTIFY_REQUEST_TIMEOUT_MS, {
+    path: ['NOTIFY_HEADERS_TIMEOUT_MS'],
+    message: 'must not be more than NOTIFY_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+  });
 
 /** The standalone host's settings, read from the environment (DECISIONS §9). */
 export type StandaloneConfig = z.infer<typeof environmentSchema>;

@@ -1,18 +1,52 @@
+import type { Logger } from '../../core/ports/logger.js';
 import { startStandalone } from './app.js';
+import { readCommandLine, storageBudget, usage } from './command-line.js';
 import { readConfig } from './config.js';
 import { demoApiKey } from './demo-seed.js';
 import { jsonLogger } from './json-logger.js';
 import { redactUrl } from './open-storage.js';
+import { stopOnSignals } from './shutdown.js';
 
-const config = readConfig(process.env);
+const failStart = (logger: Logger, error: unknown): never => {
+  logger.error('could not start', { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+};
+
+const { commandLine, config } = (() => {
+  try {
+    const commandLine = readCommandLine(process.argv.slice(2));
+    if (commandLine.help) {
+      process.stdout.write(usage);
+      process.exit(0);
+    }
+    return { commandLine, config: readConfig(process.env) };
+  } catch (error) {
+    return failStart(jsonLogger(), error);
+  }
+})();
 const logger = jsonLogger(config.LOG_LEVEL);
 
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { error: String(reason) }));
 
+const startup = new AbortController();
+const starting = startStandalone(config, logger, {
+  signal: startup.signal,
+  storageBudget: storageBudget(commandLine, config),
+});
+stopOnSignals({
+  logger,
+  timeoutMs: config.NOTIFY_SHUTDOWN_TIMEOUT_MS,
+  async stop() {
+    startup.abort();
+    const service = await starting.catch(() => undefined);
+    await service?.close();
+  },
+});
+
 try {
-  const service = await startStandalone(config, logger);
+  const service = await starting;
   const base = `http://localhost:${service.port}`;
-  logger.info('listening', {
+  logger.info('ready', {
     port: service.port,
     storage: redactUrl(config.NOTIFY_STORAGE),
     api: `${base}/api/notify`,
@@ -20,25 +54,6 @@ try {
     openapi: `${base}/openapi.json`,
     ...(config.NOTIFY_SEED === undefined ? { demoApiKey } : { seed: config.NOTIFY_SEED }),
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('stopping', { signal });
-    service.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error('could not stop cleanly', { error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 } catch (error) {
-  logger.error('could not start', { error: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
+  if (!startup.signal.aborted) failStart(logger, error);
 }

@@ -15,22 +15,31 @@ export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@
 async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {
   const { createClient } = await import('redis');
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
-  // Commands fail at once while disconnected (503 to callers) instead of queueing until a timeout.
+  // Until the first connection this client does not retry: the start-up wait does, and logs each
+  // try. Once connected, it reconnects by itself, and commands fail at once while disconnected
+  // (503 to callers) instead of queueing until a timeout.
+  let connected = false;
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000), connectTimeout: 5_000 },
+    socket: {
+      reconnectStrategy: (retries) => connected && Math.min(100 * 2 ** retries, 2_000),
+      connectTimeout: 5_000,
+    },
   });
   let down = false;
   client.on('error', (error: unknown) => {
-    if (!down) logger.error('redis connection lost; reconnecting', { error: String(error) });
+    if (!connected || down) return;
     down = true;
+    logger.error('redis connection lost; reconnecting', { error: String(error) });
   });
   client.on('ready', () => {
-    if (down) logger.info('redis connection restored');
+    if (!down) return;
     down = false;
+    logger.info('redis connection restored');
   });
   await client.connect();
+  connected = true;
   return {
     storage: redisStorage({ client, keyPrefix }),
     close: async () => {
@@ -43,21 +52,32 @@ async function openMongo(url: string): Promise<OpenedStorage> {
   const { MongoClient } = await import('mongodb');
   const { ensureMongoIndexes, mongoStorage } = await import('../../adapters/storage/mongo/index.js');
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
-  await client.connect();
-  const db = client.db();
-  await ensureMongoIndexes({ db });
-  return { storage: mongoStorage({ db }), close: () => client.close() };
+  try {
+    await client.connect();
+    const db = client.db();
+    await ensureMongoIndexes({ db });
+    return { storage: mongoStorage({ db }), close: () => client.close() };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
 }
 
-/** Opens the storage that `NOTIFY_STORAGE` names: `memory`, `redis://…` / `rediss://…`, or `mongodb://…` / `mongodb+srv://…`. */
+/** Checks that `NOTIFY_STORAGE` names a storage: `memory`, `redis://…` / `rediss://…`, or `mongodb://…` / `mongodb+srv://…`. */
+export function checkStorageSetting(setting: string): void {
+  if (setting === 'memory' || /^rediss?:\/\//.test(setting) || /^mongodb(\+srv)?:\/\//.test(setting)) return;
+  throw new Error(
+    `NOTIFY_STORAGE must be "memory", a redis:// URL or a mongodb:// URL; got ${redactUrl(setting)}`,
+  );
+}
+
+/** Makes one try at opening the storage that `NOTIFY_STORAGE` names (see {@link checkStorageSetting}). */
 export async function openStorage(
   setting: string,
   options: { redisPrefix: string; logger: Logger },
 ): Promise<OpenedStorage> {
-  if (setting === 'memory') return { storage: memoryStorage(), close: async () => {} };
+  checkStorageSetting(setting);
   if (/^rediss?:\/\//.test(setting)) return openRedis(setting, options.redisPrefix, options.logger);
   if (/^mongodb(\+srv)?:\/\//.test(setting)) return openMongo(setting);
-  throw new Error(
-    `NOTIFY_STORAGE must be "memory", a redis:// URL or a mongodb:// URL; got ${redactUrl(setting)}`,
-  );
+  return { storage: memoryStorage(), close: async () => {} };
 }

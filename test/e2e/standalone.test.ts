@@ -23,7 +23,7 @@ const json = { 'content-type': 'application/json' };
 describe('the standalone host', () => {
   it('serves the README walk-through with the demo organization and stops cleanly on SIGTERM', async () => {
     const { child, base, lines } = await start();
-    const key = String(lines.find((l) => l.message === 'listening')?.demoApiKey);
+    const key = String(lines.find((l) => l.message === 'ready')?.demoApiKey);
     expect(key).toMatch(/^cnk_/);
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
 
@@ -113,7 +113,7 @@ describe('the standalone host', () => {
       }),
     );
     const { base, lines } = await start({ NOTIFY_SEED: seedPath });
-    expect(lines.find((l) => l.message === 'listening')).not.toHaveProperty('demoApiKey');
+    expect(lines.find((l) => l.message === 'ready')).not.toHaveProperty('demoApiKey');
     const demo = await fetch(`${base}/api/notify/status/req_000000000000000000000000`, {
       headers: { 'x-api-key': 'cnk_demo_alice_0000000000000000000000001' },
     });
@@ -129,6 +129,29 @@ describe('the standalone host', () => {
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, JSON.stringify({ organizations: [{ id: 'x' }] }));
     await expect(start({ NOTIFY_SEED: seedPath })).rejects.toThrow(/Invalid seed/);
+  });
+
+  it('limits failed authentications per forwarded client address with NOTIFY_TRUST_PROXY', async () => {
+    const { base } = await start({ NOTIFY_TRUST_PROXY: '1' });
+    const guess = (client: string) =>
+      fetch(`${base}/api/notify/status/req_000000000000000000000000`, {
+        headers: { 'x-api-key': 'cnk_guess', 'x-forwarded-for': client },
+      }).then((response) => response.status);
+    const clients = Array.from({ length: 25 }, (_, i) => `203.0.113.${i + 1}`);
+    const spread: number[] = [];
+    for (const client of clients) spread.push(await guess(client));
+    expect(new Set(spread)).toEqual(new Set([401]));
+    const repeated: number[] = [];
+    for (const _ of clients) repeated.push(await guess('198.51.100.7'));
+    expect(repeated).toContain(429);
+  });
+
+  it('refuses to start with a NOTIFY_TRUST_PROXY that is neither a hop count nor addresses, naming it', async () => {
+    const refusal = await start({ NOTIFY_TRUST_PROXY: '10.0.0.0/8,proxy.internal' }).catch(
+      (error: Error) => error.message,
+    );
+    expect(refusal).toMatch(/NOTIFY_TRUST_PROXY/);
+    expect(refusal).toMatch(/"proxy\.internal"/);
   });
 
   it('delivers callbacks to local http targets only with NOTIFY_ALLOW_INSECURE_CALLBACKS=1, and warns at start-up', async () => {

@@ -1,0 +1,72 @@
+import { maxHeaderSize, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorResponse } from '../../core/http/responses.js';
+import type { HttpResponse } from '../../core/http/types.js';
+
+/** How long a connection answered this way may linger for the client to read the answer. */
+const lingerMs = 5_000;
+
+const reasons: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
+  431: 'Request Header Fields Too Large',
+};
+
+/** The answer to an error of Node's HTTP parser or of its request timeouts, in the error shape. */
+export function parserErrorResponse(
+  error: Error & { code?: string; reason?: string },
+  server: Server,
+): HttpResponse {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return errorResponse(431, `Request header fields too large (at most ${maxHeaderSize} bytes)`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return errorResponse(413, 'Chunk extensions too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return errorResponse(
+        408,
+        `Request timed out: the headers must arrive within ${server.headersTimeout} ms and the whole request within ${server.requestTimeout} ms`,
+      );
+    default:
+      return errorResponse(400, `Malformed HTTP request: ${error.reason ?? error.message}`);
+  }
+}
+
+function serialize(response: HttpResponse): string {
+  const headers = {
+    ...response.headers,
+    'content-length': String(Buffer.byteLength(response.body)),
+    connection: 'close',
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 ${response.status} ${reasons[response.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${response.body}`;
+}
+
+/**
+ * Answers the HTTP parser's own errors (431, 400 for a malformed request, 408 for a request too
+ * slow) in the error shape instead of Node's empty bodies, then closes the connection.
+ */
+export function answerParserErrors(server: Server): void {
+  // The answer goes on the raw socket, which is only right while the socket's current response
+  // has not started: afterwards the bytes would corrupt what the client is reading.
+  const current = new WeakMap<Socket, ServerResponse>();
+  const answered = new WeakSet<Socket>();
+  server.on('request', (request, response: ServerResponse) => current.set(request.socket, response));
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    // The parser stays on the socket and reports again on whatever else arrives; reading it keeps
+    // the answer from being lost to a reset, and the socket closes once the answer is out.
+    if (answered.has(socket)) {
+      socket.destroySoon();
+      return;
+    }
+    const started = current.get(socket)?.headersSent ?? false;
+    if (error.code === 'ECONNRESET' || !socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    answered.add(socket);
+    socket.end(serialize(parserErrorResponse(error, server)));
+    setTimeout(() => socket.destroy(), lingerMs).unref();
+  });
+}

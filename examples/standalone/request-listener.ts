@@ -1,0 +1,63 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { errorResponse, jsonResponse } from '../../core/http/responses.js';
+import type { HttpResponse } from '../../core/http/types.js';
+import type { Notifier } from '../../core/notifier.js';
+import type { Logger } from '../../core/ports/logger.js';
+
+/** Where the service stands: the notifier once storage answers, and until then why it is not ready. */
+export interface Readiness {
+  notifier?: Notifier;
+  /** Why storage is not ready yet, for `/healthz`. */
+  reason: string;
+}
+
+function send(res: ServerResponse, response: HttpResponse): void {
+  res.writeHead(response.status, response.headers).end(response.body);
+}
+
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return req.url ?? '/';
+  }
+}
+
+/**
+ * Serves `/healthz` (200 once ready; until then 503 with the reason), the notifier's API and
+ * routes at the root (503 until ready, so that callers never wait on storage), and 404 elsewhere,
+ * every error in the error shape.
+ */
+export function requestListener(readiness: Readiness, logger: Logger): RequestListener {
+  return (req, res) => {
+    const { notifier } = readiness;
+    if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      send(
+        res,
+        notifier
+          ? jsonResponse(200, { status: 'ok' })
+          : errorResponse(503, `Storage is not ready: ${readiness.reason}`, { 'retry-after': '1' }),
+      );
+      return;
+    }
+    if (!notifier) {
+      send(res, errorResponse(503, 'Storage is temporarily unavailable', { 'retry-after': '1' }));
+      return;
+    }
+    notifier
+      .handle({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headersDistinct,
+        body: req,
+        clientAddress: req.socket.remoteAddress ?? '',
+      })
+      .then(
+        (response) => send(res, response ?? errorResponse(404, `No endpoint at ${pathOf(req)}`)),
+        (error: unknown) => {
+          logger.error('unexpected error', { error: String(error) });
+          send(res, errorResponse(500, 'Internal server error'));
+        },
+      );
+  };
+}

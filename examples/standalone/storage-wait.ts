@@ -1,0 +1,76 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../../core/ports/logger.js';
+import type { OpenedStorage } from './open-storage.js';
+
+/** How long start-up may wait for storage, and the setting that said so (named when it runs out). */
+export interface StorageBudget {
+  seconds: number;
+  setting: string;
+}
+
+/** Options of {@link waitForStorage}. */
+export interface StorageWaitOptions {
+  /** The storage as logs may show it (password masked). */
+  target: string;
+  /** Without one, waits as long as it takes. */
+  budget?: StorageBudget;
+  logger: Logger;
+  /** Stops the wait (a signal during start-up). */
+  signal?: AbortSignal;
+  /** Told why each try failed, so that the health answer can say it. */
+  onFailure(reason: string): void;
+}
+
+const firstDelayMs = 200;
+const longestDelayMs = 5_000;
+
+/** The pause after the `attempt`-th failed try (1-based): doubling from 200 ms, at most 5 s. */
+export const retryDelayMs = (attempt: number): number =>
+  Math.min(firstDelayMs * 2 ** (attempt - 1), longestDelayMs);
+
+/** An error's message, also for the nameless ones (`AggregateError` of a dual-stack connect, bare codes). */
+export function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0)
+    return error.errors.map(describeError).join('; ');
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return error.message || (typeof code === 'string' ? code : error.name);
+  }
+  return String(error);
+}
+
+/**
+ * Opens storage, trying again with back-off until it answers, the budget runs out (an error that
+ * names the budget's setting) or the signal stops the wait. Each failed try is logged at warn
+ * with the pause before the next; the budget is checked between tries.
+ */
+export async function waitForStorage(
+  open: () => Promise<OpenedStorage>,
+  options: StorageWaitOptions,
+): Promise<OpenedStorage> {
+  const { target, budget, logger, signal } = options;
+  const deadline = budget === undefined ? Number.POSITIVE_INFINITY : Date.now() + budget.seconds * 1000;
+  for (let attempt = 1; ; attempt += 1) {
+    let opened: OpenedStorage | undefined;
+    let reason = '';
+    try {
+      opened = await open();
+    } catch (error) {
+      reason = describeError(error);
+    }
+    if (signal?.aborted) {
+      await opened?.close();
+      signal.throwIfAborted();
+    }
+    if (opened) return opened;
+    options.onFailure(reason);
+    const left = deadline - Date.now();
+    if (budget !== undefined && left <= 0)
+      throw new Error(
+        `storage ${target} not reachable within ${budget.seconds} s (${budget.setting}): ${reason}`,
+      );
+    const retryInMs = Math.min(retryDelayMs(attempt), left);
+    logger.warn('storage not reachable; retrying', { storage: target, error: reason, attempt, retryInMs });
+    await sleep(retryInMs, undefined, signal ? { signal } : {});
+  }
+}

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoApiKey } from '../../examples/standalone/demo-seed.js';
+import {
+  type RedisServerProcess,
+  redisServerInstalled,
+  redisServerProcess,
+} from '../support/redis-server-process.js';
+import {
+  exitOf,
+  type StandaloneProcess,
+  startStandaloneProcess,
+  watchLog,
+} from '../support/standalone-process.js';
+
+const installed = await redisServerInstalled();
+if (!installed) {
+  if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
+  console.warn('Storage wait tests skipped: redis-server is not installed');
+}
+
+const hosts: StandaloneProcess[] = [];
+const servers: RedisServerProcess[] = [];
+afterEach(async () => {
+  for (const host of hosts.splice(0)) if (host.child.exitCode === null) host.child.kill('SIGKILL');
+  for (const server of servers.splice(0)) await server.stop();
+});
+
+const send = (base: string) =>
+  fetch(`${base}/api/notify`, {
+    method: 'POST',
+    headers: { 'x-api-key': demoApiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Is anyone there?' }),
+    signal: AbortSignal.timeout(5_000),
+  });
+
+const health = (base: string) => fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5_000) });
+
+/** Runs the service until it exits, with a time limit; returns its exit code and log. */
+async function runToExit(environment: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/standalone/main.ts', ...args], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...environment },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const log = watchLog(child);
+  try {
+    return { code: await exitOf(child, 20_000), lines: log.lines };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+describe.skipIf(!installed)('waiting for storage at start-up', () => {
+  it('answers 503 on /healthz and the API while Redis is unreachable, says why, then serves once it starts', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    const host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url }, { until: 'listening' });
+    hosts.push(host);
+
+    const retry = await host.next((line) => line.message === 'storage not reachable; retrying');
+    expect(retry).toMatchObject({ level: 'warn', storage: redis.url, attempt: 1 });
+    expect(retry.retryInMs).toEqual(expect.any(Number));
+    expect(String(retry.error)).toMatch(/ECONNREFUSED/);
+
+    const waiting = await health(host.base);
+    expect(waiting.status).toBe(503);
+    expect(waiting.headers.get('content-type')).toMatch(/^application\/json/);
+    const reason = (await waiting.json()) as { status: string; details: string };
+    expect(reason.status).toBe('error');
+    expect(reason.details).toContain(redis.url);
+    expect(reason.details).toMatch(/ECONNREFUSED/);
+
+    const refused = await send(host.base);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ status: 'error', details: 'Storage is temporarily unavailable' });
+
+    await redis.start();
+    await host.next((line) => line.message === 'ready', 30_000);
+    const healthy = await health(host.base);
+    expect(healthy.status).toBe(200);
+    expect(await healthy.json()).toEqual({ status: 'ok' });
+    expect((await send(host.base)).status).toBe(200);
+  }, 60_000);
+
+  it('stops at once, with exit code 0, on SIGTERM while it waits', async () => {
+    const redis = await redisServerProcess();
+    const host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url }, { until: 'listening' });
+    hosts.push(host);
+    await host.next((line) => line.message === 'storage not reachable; retrying');
+    expect(await host.stop()).toBe(0);
+    expect(host.lines.map((line) => line.message)).toContain('stopped');
+  });
+
+  it('never logs the password of the storage URL', async () => {
+    const redis = await redisServerProcess();
+    const url = redis.url.replace('redis://', 'redis://app:s3cret-pass@');
+    const redacted = redis.url.replace('redis://', 'redis://app:***@');
+    const { code, lines } = await runToExit({ NOTIFY_STORAGE: url, NOTIFY_WAIT_FOR_STORAGE: '2' });
+    expect(code).toBe(1);
+    expect(JSON.stringify(lines)).not.toContain('s3cret-pass');
+    expect(lines.find((line) => line.level === 'warn')?.storage).toBe(redacted);
+    expect(String(lines.find((line) => line.level === 'error')?.error)).toContain(redacted);
+  }, 30_000);
+
+  it('gives up after --wait-for-storage seconds with a clear error line and exit code 1', async () => {
+    const redis = await redisServerProcess();
+    const { code, lines } = await runToExit({ NOTIFY_STORAGE: redis.url }, ['--wait-for-storage', '1']);
+    expect(code).toBe(1);
+    const failure = lines.find((line) => line.level === 'error');
+    expect(failure?.message).toBe('could not start');
+    expect(String(failure?.error)).toMatch(
+      new RegExp(`^storage ${redis.url} not reachable within 1 s \\(--wait-for-storage\\): .*ECONNREFUSED`),
+    );
+  }, 30_000);
+
+  it('takes the budget from NOTIFY_WAIT_FOR_STORAGE too, for MongoDB as for Redis', async () => {
+    const redis = await redisServerProcess();
+    const mongoUrl = `mongodb://127.0.0.1:${new URL(redis.url).port}/notify`;
+    const { code, lines } = await runToExit({ NOTIFY_STORAGE: mongoUrl, NOTIFY_WAIT_FOR_STORAGE: '1' });
+    expect(code).toBe(1);
+    expect(String(lines.find((line) => line.level === 'error')?.error)).toMatch(
+      `storage ${mongoUrl} not reachable within 1 s`,
+    );
+  }, 30_000);
+
+  it('refuses a budget that is not a number of seconds', async () => {
+    const { code, lines } = await runToExit({ NOTIFY_WAIT_FOR_STORAGE: 'soon' });
+    expect(code).toBe(1);
+    expect(String(lines.find((line) => line.level === 'error')?.error)).toMatch(/NOTIFY_WAIT_FOR_STORAGE/);
+  }, 30_000);
+});
