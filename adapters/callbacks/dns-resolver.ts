@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import type { HostResolver } from '../../core/ports/callback-transport.js';
+import type { HostResolver } from '../../core/adapter-kit.js';
 
 const notFound = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
 

@@ -1,12 +1,12 @@
 import { Agent, request } from 'undici';
-import { checkCallbackTarget } from '../../core/callbacks/check-callback-target.js';
-import { isNotifyError } from '../../core/errors.js';
-import type {
-  CallbackAttemptResult,
-  CallbackTransport,
-  HostResolver,
-} from '../../core/ports/callback-transport.js';
-import { signCallback } from '../../core/schemas/callback-signature.js';
+import {
+  type CallbackAttemptResult,
+  type CallbackTransport,
+  checkCallbackTarget,
+  type HostResolver,
+  isNotifyError,
+  signCallback,
+} from '../../core/adapter-kit.js';
 import { dnsResolver } from './dns-resolver.js';
 import { pinnedLookup } from './pinned-lookup.js';
 import { parseRetryAfter } from './retry-after.js';

@@ -4,7 +4,7 @@ import express, { type Express } from 'express';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { createNotifier, type Notifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier } from '../../core/index.js';
 import { notifyRouter } from '../../hosts/express/index.js';
 import { demoSeed } from '../standalone/demo-seed.js';
 

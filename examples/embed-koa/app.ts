@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { createNotifier, type Notifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier } from '../../core/index.js';
 import { notifyMiddleware } from '../../hosts/koa/index.js';
 import { demoSeed } from '../standalone/demo-seed.js';
 

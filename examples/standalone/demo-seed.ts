@@ -1,4 +1,4 @@
-import type { Seed } from '../../core/use-cases/seed.js';
+import type { Seed } from '../../core/index.js';
 
 /** The API key of the demo organization's admin; printed at start-up and used by the README. */
 export const demoApiKey = 'cnk_demo_alice_0000000000000000000000001';

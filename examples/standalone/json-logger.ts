@@ -1,4 +1,4 @@
-import type { LogFields, Logger } from '../../core/ports/logger.js';
+import type { LogFields, Logger } from '../../core/index.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };

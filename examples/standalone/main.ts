@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/ports/logger.js';
+import type { Logger } from '../../core/index.js';
 import { startStandalone } from './app.js';
 import { readCommandLine, storageBudget, usage } from './command-line.js';
 import { readConfig } from './config.js';

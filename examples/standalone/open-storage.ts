@@ -1,6 +1,5 @@
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import type { Logger } from '../../core/ports/logger.js';
-import type { StoragePorts } from '../../core/ports/storage.js';
+import type { Logger, StoragePorts } from '../../core/index.js';
 
 /** Storage and the means to release its connection. */
 export interface OpenedStorage {

@@ -1,7 +1,7 @@
 import { maxHeaderSize, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorResponse } from '../../core/http/responses.js';
-import type { HttpResponse } from '../../core/http/types.js';
+import { errorResponse } from '../../core/adapter-kit.js';
+import type { HttpResponse } from '../../core/index.js';
 
 /** How long a connection answered this way may linger for the client to read the answer. */
 const lingerMs = 5_000;

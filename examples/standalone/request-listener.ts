@@ -1,8 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { errorResponse, jsonResponse } from '../../core/http/responses.js';
-import type { HttpResponse } from '../../core/http/types.js';
-import type { Notifier } from '../../core/notifier.js';
-import type { Logger } from '../../core/ports/logger.js';
+import { errorResponse, jsonResponse } from '../../core/adapter-kit.js';
+import type { HttpResponse, Logger, Notifier } from '../../core/index.js';
 
 /** Where the service stands: the notifier once storage answers, and until then why it is not ready. */
 export interface Readiness {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/ports/logger.js';
+import type { Logger } from '../../core/index.js';
 
 /** Options of {@link stopOnSignals}. */
 export interface ShutdownOptions {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../core/ports/logger.js';
+import type { Logger } from '../../core/index.js';
 import type { OpenedStorage } from './open-storage.js';
 
 /** How long start-up may wait for storage, and the setting that said so (named when it runs out). */

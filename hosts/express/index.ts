@@ -1,6 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { HttpHandler } from '../../core/http/handler.js';
-import type { HttpResponse } from '../../core/http/types.js';
+import type { HttpHandler, HttpResponse } from '../../core/index.js';
 
 /** What the Express host needs of a notifier. */
 export interface ExpressNotifier {

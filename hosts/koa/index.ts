@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { HttpHandler } from '../../core/http/handler.js';
+import type { HttpHandler } from '../../core/index.js';
 
 /** What the Koa host needs of a notifier. */
 export interface KoaNotifier {

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { limits } from '../../../core/schemas/notify-request.js';
-import { boundedText, strictObject } from '../../../core/schemas/text-rules.js';
+import { boundedText, limits, strictObject } from '../../../core/adapter-kit.js';
 
 /** The body of `POST /inbox/api/messages/:id/click`: the value of the option clicked. */
 export const clickBodySchema = strictObject({

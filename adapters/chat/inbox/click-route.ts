@@ -1,6 +1,9 @@
-import { errorResponse, jsonResponse } from '../../../core/http/responses.js';
-import type { HttpResponse } from '../../../core/http/types.js';
-import type { ClickOutcome } from '../../../core/ports/chat-transport.js';
+import {
+  type ClickOutcome,
+  errorResponse,
+  type HttpResponse,
+  jsonResponse,
+} from '../../../core/adapter-kit.js';
 import { parseClickBody } from './click-body.js';
 import type { ConnectedHandler } from './route-context.js';
 

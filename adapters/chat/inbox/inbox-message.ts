@@ -1,4 +1,4 @@
-import type { ButtonView } from '../../../core/domain/message-view.js';
+import type { ButtonView } from '../../../core/adapter-kit.js';
 
 /** A message in the local inbox, as the page and its API show it. */
 export interface InboxMessage {

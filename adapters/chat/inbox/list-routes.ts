@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import { errorResponse, jsonResponse } from '../../../core/http/responses.js';
+import { errorResponse, jsonResponse, normalizeEmail } from '../../../core/adapter-kit.js';
 import { toMessageJson, toUserListJson } from './message-json.js';
 import type { ConnectedHandler } from './route-context.js';
 

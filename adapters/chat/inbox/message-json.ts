@@ -1,7 +1,4 @@
-import type { User } from '../../../core/domain/directory.js';
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import { parseMarkdown } from '../../../core/markdown/parse.js';
-import { renderHtml } from '../../../core/markdown/render-html.js';
+import { normalizeEmail, parseMarkdown, renderHtml, type User } from '../../../core/adapter-kit.js';
 import type { InboxMessage } from './inbox-message.js';
 
 /** A user as `GET /inbox/api/users` lists it. */

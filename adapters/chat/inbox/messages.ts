@@ -1,4 +1,4 @@
-import type { TransportStateStore } from '../../../core/ports/transport-state-store.js';
+import type { TransportStateStore } from '../../../core/adapter-kit.js';
 import type { InboxMessage } from './inbox-message.js';
 
 /** What the record of one message holds: the message, and the version of the view it shows. */

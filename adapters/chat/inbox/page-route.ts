@@ -1,5 +1,4 @@
-import { htmlResponse } from '../../../core/http/responses.js';
-import { randomBase62 } from '../../../core/security/random-id.js';
+import { htmlResponse, randomBase62 } from '../../../core/adapter-kit.js';
 import { renderInboxPage } from './page.js';
 import type { ConnectedHandler } from './route-context.js';
 

@@ -1,5 +1,4 @@
-import type { HttpRequest, HttpResponse } from '../../../core/http/types.js';
-import type { ChatSink } from '../../../core/ports/chat-transport.js';
+import type { ChatSink, HttpRequest, HttpResponse } from '../../../core/adapter-kit.js';
 import type { InboxMessages } from './messages.js';
 
 /** What an inbox route handler works with once the notifier has connected the transport. */

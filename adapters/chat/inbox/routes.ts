@@ -1,5 +1,4 @@
-import { errorResponse } from '../../../core/http/responses.js';
-import type { Route } from '../../../core/http/types.js';
+import { errorResponse, type Route } from '../../../core/adapter-kit.js';
 import { handleClick } from './click-route.js';
 import { handleListMessages, handleListUsers } from './list-routes.js';
 import { handlePage } from './page-route.js';

@@ -1,14 +1,15 @@
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import { NotifyError } from '../../../core/errors.js';
-import type {
-  ChatAddress,
-  ChatDelivery,
-  ChatSink,
-  ChatTransport,
-} from '../../../core/ports/chat-transport.js';
-import { type Clock, systemClock } from '../../../core/ports/clock.js';
-import type { DeliveryRef } from '../../../core/ports/delivery-store.js';
-import { randomBase62 } from '../../../core/security/random-id.js';
+import {
+  type ChatAddress,
+  type ChatDelivery,
+  type ChatSink,
+  type ChatTransport,
+  type Clock,
+  type DeliveryRef,
+  NotifyError,
+  normalizeEmail,
+  randomBase62,
+  systemClock,
+} from '../../../core/adapter-kit.js';
 import type { InboxMessage } from './inbox-message.js';
 import { type InboxMessages, inboxMessages } from './messages.js';
 import type { ConnectedContext } from './route-context.js';

@@ -1,6 +1,4 @@
-import type { Clock } from '../../../core/ports/clock.js';
-import { systemClock } from '../../../core/ports/clock.js';
-import type { StoragePorts } from '../../../core/ports/storage.js';
+import { type Clock, type StoragePorts, systemClock } from '../../../core/adapter-kit.js';
 import { memoryAdmissionStore } from './memory-admission-store.js';
 import { memoryDeliveryStore } from './memory-delivery-store.js';
 import { memoryDirectoryStore } from './memory-directory-store.js';

@@ -1,5 +1,4 @@
-import type { AdmissionStore } from '../../../core/ports/admission-store.js';
-import { composedAdmission } from '../../../core/storage-kit/composed-admission.js';
+import { type AdmissionStore, composedAdmission } from '../../../core/adapter-kit.js';
 import type { MemoryDirectoryStore } from './memory-directory-store.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryStore } from '../../../core/ports/delivery-store.js';
+import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
 
 /** Delivered copies per send, in recording order; a copy recorded again keeps its place. */
 export function memoryDeliveryStore(): DeliveryStore {

@@ -1,6 +1,11 @@
-import type { ApiKeyRecord, Organization, Principal, User } from '../../../core/domain/directory.js';
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import type { DirectoryStore } from '../../../core/ports/directory-store.js';
+import {
+  type ApiKeyRecord,
+  type DirectoryStore,
+  normalizeEmail,
+  type Organization,
+  type Principal,
+  type User,
+} from '../../../core/adapter-kit.js';
 
 /** The identity of a user inside the directory: organization and normalized email. */
 const emailKey = (organizationId: string, email: string): string =>

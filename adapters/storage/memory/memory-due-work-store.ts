@@ -1,6 +1,4 @@
-import type { ClaimedDueItem, DueItem } from '../../../core/domain/due-work.js';
-import type { DueWorkStore } from '../../../core/ports/due-work-store.js';
-import type { DueWorkChanges } from '../../../core/ports/request-store.js';
+import type { ClaimedDueItem, DueItem, DueWorkChanges, DueWorkStore } from '../../../core/adapter-kit.js';
 import { createMinHeap } from './min-heap.js';
 
 /** The memory due-work store, plus the synchronous hook that lets the request store change due work in the same step as a write. */

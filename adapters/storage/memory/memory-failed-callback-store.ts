@@ -1,4 +1,4 @@
-import type { FailedCallback, FailedCallbackStore } from '../../../core/ports/failed-callback-store.js';
+import type { FailedCallback, FailedCallbackStore } from '../../../core/adapter-kit.js';
 
 /** Failed callbacks by request id; a Map keeps insertion order, which is failure order. */
 export function memoryFailedCallbackStore(): FailedCallbackStore {

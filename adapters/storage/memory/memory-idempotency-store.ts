@@ -1,9 +1,4 @@
-import type { Clock } from '../../../core/ports/clock.js';
-import type {
-  IdempotencyScope,
-  IdempotencyStore,
-  StoredResponse,
-} from '../../../core/ports/idempotency-store.js';
+import type { Clock, IdempotencyScope, IdempotencyStore, StoredResponse } from '../../../core/adapter-kit.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryIdempotencyStore}. */

@@ -1,6 +1,11 @@
-import type { Clock } from '../../../core/ports/clock.js';
-import type { BucketSpec, RateLimitStore } from '../../../core/ports/rate-limit-store.js';
-import { type BucketState, fullAt, takeTokens } from '../../../core/rate-limit/token-bucket.js';
+import {
+  type BucketSpec,
+  type BucketState,
+  type Clock,
+  fullAt,
+  type RateLimitStore,
+  takeTokens,
+} from '../../../core/adapter-kit.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryRateLimitStore}. */

@@ -1,6 +1,4 @@
-import type { InteractiveRequest } from '../../../core/domain/interactive-request.js';
-import { NotifyError } from '../../../core/errors.js';
-import type { RequestStore } from '../../../core/ports/request-store.js';
+import { type InteractiveRequest, NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import type { MemoryDueWorkStore } from './memory-due-work-store.js';
 
 /** Options of {@link memoryRequestStore}. */

@@ -1,10 +1,10 @@
-import type { Clock } from '../../../core/ports/clock.js';
-import type {
-  TransportStateRecord,
-  TransportStateStore,
-  TransportStateWriteOptions,
-} from '../../../core/ports/transport-state-store.js';
-import { ttlMillis } from '../../../core/transport-state/ttl.js';
+import {
+  type Clock,
+  type TransportStateRecord,
+  type TransportStateStore,
+  type TransportStateWriteOptions,
+  ttlMillis,
+} from '../../../core/adapter-kit.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryTransportStateStore}. */

@@ -1,10 +1,13 @@
 import type { Collection, Db, Document, ObjectId } from 'mongodb';
-import type { ChatLink, UserRole } from '../../../core/domain/directory.js';
-import type { DueWorkKind } from '../../../core/domain/due-work.js';
-import type { InteractiveRequest } from '../../../core/domain/interactive-request.js';
-import type { DeliveryRef } from '../../../core/ports/delivery-store.js';
-import type { FailedCallback } from '../../../core/ports/failed-callback-store.js';
-import type { StoredResponse } from '../../../core/ports/idempotency-store.js';
+import type {
+  ChatLink,
+  DeliveryRef,
+  DueWorkKind,
+  FailedCallback,
+  InteractiveRequest,
+  StoredResponse,
+  UserRole,
+} from '../../../core/adapter-kit.js';
 
 /** Options of `mongoStorage` and `ensureMongoIndexes`. */
 export interface MongoStorageOptions {

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { StoragePorts } from '../../../core/ports/storage.js';
+import type { StoragePorts } from '../../../core/adapter-kit.js';
 import type { MongoStorageOptions } from './collections.js';
 import { openCollections } from './collections.js';
 import { mongoAdmissionStore } from './mongo-admission-store.js';

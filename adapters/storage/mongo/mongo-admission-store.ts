@@ -10,10 +10,12 @@
  *
  * @module
  */
-import type { AdmissionStore } from '../../../core/ports/admission-store.js';
-import type { DirectoryStore } from '../../../core/ports/directory-store.js';
-import type { RateLimitStore } from '../../../core/ports/rate-limit-store.js';
-import { composedAdmission } from '../../../core/storage-kit/composed-admission.js';
+import {
+  type AdmissionStore,
+  composedAdmission,
+  type DirectoryStore,
+  type RateLimitStore,
+} from '../../../core/adapter-kit.js';
 
 /** Options of {@link mongoAdmissionStore}: the stores it composes. */
 export interface MongoAdmissionStoreOptions {

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Collection } from 'mongodb';
-import type { DeliveryRecord, DeliveryStore } from '../../../core/ports/delivery-store.js';
+import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
 import type { DeliveryDocument } from './collections.js';
 import { guardMongoStore } from './unavailable.js';
 

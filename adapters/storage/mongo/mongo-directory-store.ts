@@ -17,9 +17,13 @@
  * @module
  */
 import { ObjectId } from 'mongodb';
-import type { ApiKeyRecord, Organization, User } from '../../../core/domain/directory.js';
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import type { DirectoryStore } from '../../../core/ports/directory-store.js';
+import {
+  type ApiKeyRecord,
+  type DirectoryStore,
+  normalizeEmail,
+  type Organization,
+  type User,
+} from '../../../core/adapter-kit.js';
 import type { ApiKeyDocument, MongoCollections, OrganizationDocument, UserDocument } from './collections.js';
 import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 

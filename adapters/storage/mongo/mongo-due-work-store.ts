@@ -27,9 +27,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
-import type { ClaimedDueItem, DueItem } from '../../../core/domain/due-work.js';
-import type { DueWorkStore } from '../../../core/ports/due-work-store.js';
-import type { DueWorkChanges } from '../../../core/ports/request-store.js';
+import type { ClaimedDueItem, DueItem, DueWorkChanges, DueWorkStore } from '../../../core/adapter-kit.js';
 import type { DueEntry, HolderId, WorkDocument } from './collections.js';
 import { guardMongoStore } from './unavailable.js';
 

@@ -12,7 +12,7 @@
  */
 import type { Collection } from 'mongodb';
 import { ObjectId } from 'mongodb';
-import type { FailedCallback, FailedCallbackStore } from '../../../core/ports/failed-callback-store.js';
+import type { FailedCallback, FailedCallbackStore } from '../../../core/adapter-kit.js';
 import type { FailedCallbackDocument } from './collections.js';
 import { guardMongoStore } from './unavailable.js';
 

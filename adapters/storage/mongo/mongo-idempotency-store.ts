@@ -22,7 +22,7 @@ import type {
   IdempotencyAcquisition,
   IdempotencyScope,
   IdempotencyStore,
-} from '../../../core/ports/idempotency-store.js';
+} from '../../../core/adapter-kit.js';
 import type { IdempotencyDocument } from './collections.js';
 import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 

@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Collection, Document } from 'mongodb';
-import type { BucketSpec, RateLimitStore } from '../../../core/ports/rate-limit-store.js';
+import type { BucketSpec, RateLimitStore } from '../../../core/adapter-kit.js';
 import type { BucketDocument } from './collections.js';
 import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 

@@ -21,8 +21,7 @@
  * @module
  */
 import type { Collection } from 'mongodb';
-import { NotifyError } from '../../../core/errors.js';
-import type { RequestStore } from '../../../core/ports/request-store.js';
+import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import type { WorkDocument } from './collections.js';
 import {
   dropItems,

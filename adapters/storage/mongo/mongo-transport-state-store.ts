@@ -23,12 +23,12 @@
  * @module
  */
 import type { Collection } from 'mongodb';
-import type {
-  TransportStateRecord,
-  TransportStateStore,
-  TransportStateWriteOptions,
-} from '../../../core/ports/transport-state-store.js';
-import { ttlMillis } from '../../../core/transport-state/ttl.js';
+import {
+  type TransportStateRecord,
+  type TransportStateStore,
+  type TransportStateWriteOptions,
+  ttlMillis,
+} from '../../../core/adapter-kit.js';
 import type { TransportStateDocument } from './collections.js';
 import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 

@@ -1,4 +1,4 @@
-import { reportUnavailable, toStorageError } from '../../../core/storage-kit/unavailable.js';
+import { reportUnavailable, toStorageError } from '../../../core/adapter-kit.js';
 
 /**
  * Driver errors that mean "the server cannot be reached right now": the connection or its pool

@@ -1,5 +1,4 @@
-import type { DueItem } from '../../../core/domain/due-work.js';
-import type { DueWorkChanges } from '../../../core/ports/request-store.js';
+import type { DueItem, DueWorkChanges } from '../../../core/adapter-kit.js';
 
 /** Script arguments of one due item: id, kind, requestId, runAt, attempt (what `apply_due` reads). */
 export const encodeDueItem = (item: DueItem): string[] => [

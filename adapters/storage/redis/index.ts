@@ -1,4 +1,4 @@
-import type { StoragePorts } from '../../../core/ports/storage.js';
+import type { StoragePorts } from '../../../core/adapter-kit.js';
 import { redisAdmissionStore } from './redis-admission-store.js';
 import type { RedisStorageClient } from './redis-client.js';
 import { redisDeliveryStore } from './redis-delivery-store.js';

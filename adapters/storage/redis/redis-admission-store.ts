@@ -3,7 +3,7 @@ import {
   type AdmissionStore,
   apiKeyBucketKey,
   organizationBucketKey,
-} from '../../../core/ports/admission-store.js';
+} from '../../../core/adapter-kit.js';
 import { admitScript } from './lua/admission-lua.js';
 import { principalFrom, principalKeys } from './redis-directory-store.js';
 import type { RedisKeys } from './redis-keys.js';

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryStore } from '../../../core/ports/delivery-store.js';
+import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
 import { addDeliveryScript, listDeliveriesScript } from './lua/delivery-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';

@@ -1,6 +1,11 @@
-import type { ApiKeyRecord, Organization, Principal, User } from '../../../core/domain/directory.js';
-import { normalizeEmail } from '../../../core/domain/directory.js';
-import type { DirectoryStore } from '../../../core/ports/directory-store.js';
+import {
+  type ApiKeyRecord,
+  type DirectoryStore,
+  normalizeEmail,
+  type Organization,
+  type Principal,
+  type User,
+} from '../../../core/adapter-kit.js';
 import {
   findPrincipalScript,
   findUsersByEmailScript,

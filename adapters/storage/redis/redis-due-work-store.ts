@@ -1,5 +1,4 @@
-import type { ClaimedDueItem, DueWorkKind } from '../../../core/domain/due-work.js';
-import type { DueWorkStore } from '../../../core/ports/due-work-store.js';
+import type { ClaimedDueItem, DueWorkKind, DueWorkStore } from '../../../core/adapter-kit.js';
 import { encodeDueChanges } from './due-changes.js';
 import {
   applyDueScript,

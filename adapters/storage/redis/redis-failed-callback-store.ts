@@ -1,4 +1,4 @@
-import type { FailedCallback, FailedCallbackStore } from '../../../core/ports/failed-callback-store.js';
+import type { FailedCallback, FailedCallbackStore } from '../../../core/adapter-kit.js';
 import { addFailureScript, listFailuresScript, takeFailureScript } from './lua/failed-callback-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';

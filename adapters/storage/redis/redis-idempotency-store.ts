@@ -1,4 +1,4 @@
-import type { IdempotencyScope, IdempotencyStore } from '../../../core/ports/idempotency-store.js';
+import type { IdempotencyScope, IdempotencyStore } from '../../../core/adapter-kit.js';
 import { acquireScript, completeIdempotencyScript, failIdempotencyScript } from './lua/idempotency-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';

@@ -1,4 +1,4 @@
-import type { RateLimitStore } from '../../../core/ports/rate-limit-store.js';
+import type { RateLimitStore } from '../../../core/adapter-kit.js';
 import { takeTokensScript } from './lua/rate-limit-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';

@@ -1,6 +1,4 @@
-import type { InteractiveRequest } from '../../../core/domain/interactive-request.js';
-import { NotifyError } from '../../../core/errors.js';
-import type { RequestStore } from '../../../core/ports/request-store.js';
+import { type InteractiveRequest, NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import { encodeDueChanges } from './due-changes.js';
 import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
 import type { RedisKeys } from './redis-keys.js';

@@ -1,9 +1,9 @@
-import type {
-  TransportStateRecord,
-  TransportStateStore,
-  TransportStateWriteOptions,
-} from '../../../core/ports/transport-state-store.js';
-import { ttlMillis } from '../../../core/transport-state/ttl.js';
+import {
+  type TransportStateRecord,
+  type TransportStateStore,
+  type TransportStateWriteOptions,
+  ttlMillis,
+} from '../../../core/adapter-kit.js';
 import {
   appendEntryScript,
   compareAndSetRecordScript,

@@ -8,7 +8,7 @@ import {
   SocketTimeoutError,
   TimeoutError,
 } from 'redis';
-import { toStorageError } from '../../../core/storage-kit/unavailable.js';
+import { toStorageError } from '../../../core/adapter-kit.js';
 
 /** node-redis errors that mean the server cannot be reached right now, whatever the command. */
 const connectionErrorTypes = [

@@ -1,0 +1,81 @@
+/**
+ * `chat-notify/adapter-kit`: everything a storage adapter or a chat transport is built from: the
+ * ports it implements, the domain types they speak, and the helpers every adapter would otherwise
+ * write again (error mapping, composed admission, namespaced transport state, markdown renderers,
+ * HTTP answers for transport routes). The adapters of this repository use nothing else of the core.
+ *
+ * @module
+ */
+export { checkCallbackTarget } from './callbacks/check-callback-target.js';
+export type { ApiKeyRecord, ChatLink, Organization, Principal, User, UserRole } from './domain/directory.js';
+export { normalizeEmail } from './domain/directory.js';
+export type { ClaimedDueItem, DueItem, DueWorkKind } from './domain/due-work.js';
+export { callbackItemId, timeoutItemId } from './domain/due-work.js';
+export type {
+  CallbackTarget,
+  DisableMode,
+  InteractiveRequest,
+  RecipientState,
+  ResponseOption,
+  Sender,
+} from './domain/interactive-request.js';
+export type { ButtonView, MessageView } from './domain/message-view.js';
+export { isNotifyError, NotifyError } from './errors.js';
+export type { HttpHandler, IncomingHttpRequest } from './http/handler.js';
+export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';
+export type { HttpRequest, HttpResponse, Route } from './http/types.js';
+export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';
+export { parseMarkdown } from './markdown/parse.js';
+export { renderHtml } from './markdown/render-html.js';
+export { renderPlainText } from './markdown/render-plain.js';
+export { safeLinkUrl } from './markdown/safe-url.js';
+export type { Admission, AdmissionRequest, AdmissionStore, BucketRate } from './ports/admission-store.js';
+export { apiKeyBucketKey, organizationBucketKey } from './ports/admission-store.js';
+export type {
+  CallbackAttempt,
+  CallbackAttemptResult,
+  CallbackTransport,
+  HostResolver,
+} from './ports/callback-transport.js';
+export type {
+  ChatAddress,
+  ChatDelivery,
+  ChatSink,
+  ChatTransport,
+  Click,
+  ClickOutcome,
+} from './ports/chat-transport.js';
+export type { Clock } from './ports/clock.js';
+export { systemClock } from './ports/clock.js';
+export type { DeliveryRecord, DeliveryRef, DeliveryStore } from './ports/delivery-store.js';
+export type { ApiKeyFilter, DirectoryStore } from './ports/directory-store.js';
+export type { DueWorkStore } from './ports/due-work-store.js';
+export type { FailedCallback, FailedCallbackStore } from './ports/failed-callback-store.js';
+export type {
+  IdempotencyAcquisition,
+  IdempotencyScope,
+  IdempotencyStore,
+  IdempotencyTiming,
+  StoredResponse,
+} from './ports/idempotency-store.js';
+export type { LogFields, Logger } from './ports/logger.js';
+export { silentLogger } from './ports/logger.js';
+export type { BucketSpec, RateLimitStore } from './ports/rate-limit-store.js';
+export type { DueWorkChanges, RequestStore } from './ports/request-store.js';
+export type { StoragePorts } from './ports/storage.js';
+export type {
+  TransportStateRecord,
+  TransportStateStore,
+  TransportStateWriteOptions,
+} from './ports/transport-state-store.js';
+export type { BucketState } from './rate-limit/token-bucket.js';
+export { fullAt, takeTokens } from './rate-limit/token-bucket.js';
+export { signCallback } from './schemas/callback-signature.js';
+export { limits } from './schemas/notify-request.js';
+export { boundedText, strictObject } from './schemas/text-rules.js';
+export { randomBase62 } from './security/random-id.js';
+export type { AdmissionParts } from './storage-kit/composed-admission.js';
+export { composedAdmission } from './storage-kit/composed-admission.js';
+export { reportUnavailable, toStorageError } from './storage-kit/unavailable.js';
+export { scopedTransportState } from './transport-state/scoped-state.js';
+export { ttlMillis } from './transport-state/ttl.js';
