@@ -8,6 +8,8 @@ export const libraryBuild: Options = {
     inbox: 'adapters/chat/inbox/index.ts',
     callbacks: 'adapters/callbacks/index.ts',
     client: 'client/index.ts',
+    'adapter-kit': 'core/adapter-kit.ts',
+    testing: 'testing/index.ts',
     redis: 'adapters/storage/redis/index.ts',
     mongo: 'adapters/storage/mongo/index.ts',
     express: 'hosts/express/index.ts',

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Clock } from '../../core/ports/clock.js';
-import { describeStorageContract } from './storage-contract.js';
-import { describeTransportStateContract } from './transport-state-contract.js';
+import { describeStorageContract, describeTransportStateContract } from '../../testing/index.js';
 
 /** A clock that moves only when told to. */
 const manualClock = (start = Date.UTC(2030, 0, 1)): Clock & { advance(ms: number): void } => {

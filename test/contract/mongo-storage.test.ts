@@ -15,9 +15,8 @@ import { isNotifyError, NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { describeStorageContract, describeTransportStateContract } from '../../testing/index.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
-import { describeStorageContract } from './storage-contract.js';
-import { describeTransportStateContract } from './transport-state-contract.js';
 
 // The contract needs a real server: MONGODB_URL names one (a standalone is enough). Without it the
 // suite is skipped, loudly; the tests below it that need no server still run.

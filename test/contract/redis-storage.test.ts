@@ -13,9 +13,8 @@ import type { InteractiveRequest } from '../../core/domain/interactive-request.j
 import { isNotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
+import { describeStorageContract, describeTransportStateContract } from '../../testing/index.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
-import { describeStorageContract } from './storage-contract.js';
-import { describeTransportStateContract } from './transport-state-contract.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const t0 = Date.UTC(2030, 0, 1);

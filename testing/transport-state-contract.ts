@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TransportStateStore } from '../../core/ports/transport-state-store.js';
-import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { scopedTransportState, type TransportStateStore } from '../core/adapter-kit.js';
 
 /** What an adapter hands the transport-state contract for one test. */
 export interface TransportStateContractHarness {

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Organization, User } from '../../core/domain/directory.js';
-import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
-import { timeoutItemId } from '../../core/domain/due-work.js';
-import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
 import {
   type AdmissionRequest,
+  type ApiKeyRecord,
   apiKeyBucketKey,
   type BucketRate,
+  type BucketSpec,
+  type ClaimedDueItem,
+  type DeliveryRecord,
+  type DueItem,
+  type DueWorkChanges,
+  type FailedCallback,
+  type IdempotencyScope,
+  type IdempotencyTiming,
+  type InteractiveRequest,
+  type Organization,
   organizationBucketKey,
-} from '../../core/ports/admission-store.js';
-import type { DeliveryRecord } from '../../core/ports/delivery-store.js';
-import type { FailedCallback } from '../../core/ports/failed-callback-store.js';
-import type { IdempotencyScope, IdempotencyTiming } from '../../core/ports/idempotency-store.js';
-import type { BucketSpec } from '../../core/ports/rate-limit-store.js';
-import type { DueWorkChanges } from '../../core/ports/request-store.js';
-import type { StoragePorts } from '../../core/ports/storage.js';
+  type StoragePorts,
+  timeoutItemId,
+  type User,
+} from '../core/adapter-kit.js';
 
 /** What an adapter hands the contract suite for one test. */
 export interface StorageContractHarness {
