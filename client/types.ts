@@ -9,7 +9,7 @@ import type {
 
 export type { NotificationSent, NotifyRequestInput, RecipientResponse, RequestCreated, RequestStatus };
 
-/** The `response_request` object of a send (spec 2.2). */
+/** The `response_request` object of a send (docs/http-api.md#request-body). */
 export type ResponseRequestInput = NonNullable<NotifyRequestInput['response_request']>;
 
 /** A fire-and-forget send: no `response_request`; answered with a `notification_id`. */

@@ -77,14 +77,14 @@ export interface Notifier {
   status(principal: Principal, requestId: string): Promise<RequestStatus>;
   /** A click, as a transport reports it. */
   click(click: Click): Promise<ClickOutcome>;
-  /** Completion callbacks whose every attempt failed (DECISIONS §5). */
+  /** Completion callbacks whose every attempt failed (docs/behaviour.md#completion-callbacks). */
   failedCallbacks: {
     /** Failures, oldest first; of one organization when given. */
     list(organizationId?: string): Promise<FailedCallback[]>;
     /** Starts the deliveries of a failed callback again; false when there is no such failure. */
     replay(requestId: string): Promise<boolean>;
   };
-  /** Key management on behalf of the signed-in user of the embedding application (DECISIONS §8). */
+  /** Key management on behalf of the signed-in user of the embedding application (docs/behaviour.md#api-keys). */
   apiKeys: {
     create(actor: KeyActor, label: string): Promise<CreatedApiKey>;
     list(
@@ -93,7 +93,7 @@ export interface Notifier {
     ): Promise<ApiKeyView[]>;
     revoke(actor: KeyActor, keyId: string): Promise<void>;
   };
-  /** Loads organizations, users and keys (the seed file of DECISIONS §9); idempotent. */
+  /** Loads organizations, users and keys (the seed file of README.md#the-standalone-service); idempotent. */
   seed(seed: unknown): Promise<void>;
   /** Starts running timeouts and callbacks as they fall due. */
   start(): void;

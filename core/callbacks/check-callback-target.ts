@@ -27,7 +27,7 @@ async function resolveWithin(policy: CallbackTargetPolicy, hostname: string): Pr
 }
 
 /**
- * Checks a callback URL (spec 2.2, DECISIONS §1 and §5) and answers the addresses it may be
+ * Checks a callback URL (docs/http-api.md#request-body, docs/http-api.md#error-reference, docs/behaviour.md#completion-callbacks) and answers the addresses it may be
  * delivered to: `https:` only, no user info, not port 0 (400); the host resolves, and every address
  * it resolves to is public unicast (422), so that a name with one private address among public ones
  * is refused too. Delivery calls this again on every attempt and connects only to what it answered.

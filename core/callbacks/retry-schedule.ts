@@ -2,7 +2,7 @@ const second = 1000;
 const minute = 60 * second;
 const hour = 60 * minute;
 
-/** Pauses after each failed attempt (DECISIONS §5): after the eighth failure the delivery has failed. */
+/** Pauses after each failed attempt (docs/behaviour.md#completion-callbacks): after the eighth failure the delivery has failed. */
 export const retryDelaysMs = [
   5 * second,
   5 * minute,

@@ -1,4 +1,4 @@
-/** How the buttons of an interactive request behave (spec 3.2). */
+/** How the buttons of an interactive request behave (docs/behaviour.md#onuseraction-and-ontimeout). */
 export type DisableMode = 'onUserAction' | 'onTimeout';
 
 /** One response button. */

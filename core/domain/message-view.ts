@@ -20,7 +20,7 @@ export interface MessageView {
    * showing a higher version with a lower one.
    */
   version: number;
-  /** The message as the caller wrote it (spec 2.6 markdown). */
+  /** The message as the caller wrote it (docs/http-api.md#message-formatting markdown). */
   text: string;
   /** `text`, parsed once; renderers walk this tree. */
   document: MarkdownDocument;
@@ -38,6 +38,6 @@ export interface MessageView {
    * `closed`: the request ended with this recipient's answer; `plain`: nothing to answer.
    */
   state: 'plain' | 'open' | 'answered' | 'changeable' | 'expired' | 'closed';
-  /** Validity period and sender (spec 2.7), or the outcome once there is one; null for plain messages. */
+  /** Validity period and sender (docs/behaviour.md#what-recipients-see), or the outcome once there is one; null for plain messages. */
   footer: string | null;
 }

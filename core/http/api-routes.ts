@@ -16,7 +16,7 @@ const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
 const admit = (context: CoreContext, request: HttpRequest) =>
   admitRequest(context, request.headers['x-api-key'], request.clientAddress);
 
-/** The specification's endpoints (spec 4), and the OpenAPI document that describes them. */
+/** The specification's endpoints (docs/http-api.md), and the OpenAPI document that describes them. */
 export function apiRoutes(context: CoreContext): Route[] {
   return [
     {

@@ -1,6 +1,6 @@
 import { isNotifyError, NotifyError } from '../errors.js';
 
-/** The largest body the API accepts (DECISIONS §1). */
+/** The largest body the API accepts (docs/http-api.md#error-reference). */
 export const maxBodyBytes = 64 * 1024;
 
 const tooLarge = () =>

@@ -1,4 +1,4 @@
-/** Inline content of the specification's markdown (spec 2.6). */
+/** Inline content of the message markdown (docs/http-api.md#message-formatting). */
 export type Inline =
   | { type: 'text'; value: string }
   | { type: 'bold'; children: Inline[] }

@@ -37,7 +37,7 @@ export type Admission =
   | { outcome: 'admitted'; principal: Principal };
 
 /**
- * The gate of every API request (DECISIONS §6, §8): authentication and both rate limits in one
+ * The gate of every API request (docs/behaviour.md#rate-limits, docs/behaviour.md#api-keys): authentication and both rate limits in one
  * step. The buckets are those of the `RateLimitStore` (same keys, same arithmetic, refilled by
  * the store's clock); the key is read as `DirectoryStore.findPrincipalByDigest` reads it, never
  * from a cache, so a revocation holds on the very next request.

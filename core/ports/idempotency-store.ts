@@ -34,7 +34,7 @@ export type IdempotencyAcquisition =
   /** The key was used with a different body. */
   | { outcome: 'mismatch' };
 
-/** Idempotency records (DECISIONS §7): at most one attempt at a time per key; 24 hours of memory. */
+/** Idempotency records (docs/behaviour.md#idempotency): at most one attempt at a time per key; 24 hours of memory. */
 export interface IdempotencyStore {
   /**
    * Atomically: when no live record exists, creates a running one (lease until now+leaseMs) that

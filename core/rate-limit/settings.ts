@@ -6,7 +6,7 @@ export interface RateLimit {
   perSecond: number;
 }
 
-/** The limits of a deployment (DECISIONS §6). */
+/** The limits of a deployment (docs/behaviour.md#rate-limits). */
 export interface RateLimitSettings {
   /** Per API key; default 10 burst, 2 per second. */
   perKey: RateLimit;

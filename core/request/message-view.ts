@@ -21,7 +21,7 @@ export function plainView(notificationId: string, text: string): MessageView {
 }
 
 /**
- * The views of every recipient of one version of an interactive request (spec 2.7). The message is
+ * The views of every recipient of one version of an interactive request (docs/behaviour.md#what-recipients-see). The message is
  * parsed once here, not once per recipient: a send to 50 people renders one document.
  */
 export function requestViews(request: InteractiveRequest): (recipientKey: string) => MessageView {
@@ -68,7 +68,7 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
   };
 }
 
-/** What one recipient of an interactive request sees now (spec 2.7). */
+/** What one recipient of an interactive request sees now (docs/behaviour.md#what-recipients-see). */
 export function requestView(request: InteractiveRequest, recipientKey: string): MessageView {
   return requestViews(request)(recipientKey);
 }

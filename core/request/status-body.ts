@@ -1,7 +1,7 @@
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { RecipientResponse, RequestStatus } from '../schemas/responses.js';
 
-/** The `responses` entries of a request (spec 2.5), in recipient order. */
+/** The `responses` entries of a request (docs/http-api.md#response-200), in recipient order. */
 export function responseEntries(request: InteractiveRequest): RecipientResponse[] {
   return request.recipients.map((r) => ({
     user_email: r.email,
@@ -11,7 +11,7 @@ export function responseEntries(request: InteractiveRequest): RecipientResponse[
   }));
 }
 
-/** The status answer of a request (spec 2.5). */
+/** The status answer of a request (docs/http-api.md#response-200). */
 export function statusBody(request: InteractiveRequest): RequestStatus {
   return {
     status: request.status,

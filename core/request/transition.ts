@@ -75,7 +75,7 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
 }
 
 /**
- * The lifecycle of an interactive request (spec 3, DECISIONS §4) as a pure function: no clock, no
+ * The lifecycle of an interactive request (docs/behaviour.md#lifecycle, docs/behaviour.md#status-semantics) as a pure function: no clock, no
  * I/O. A finished request ignores everything. A click that arrives at or after the expiry finishes
  * the request as the timeout would, and is not counted.
  */

@@ -11,7 +11,7 @@ const pathText = (path: readonly PropertyKey[]): string =>
     '',
   );
 
-/** Zod issues as one `details` line that names each field path and its rule (DECISIONS §1). */
+/** Zod issues as one `details` line that names each field path and its rule (docs/http-api.md#error-reference). */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .flatMap((issue) => {

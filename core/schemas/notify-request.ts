@@ -8,7 +8,7 @@ import {
   typeMessage,
 } from './text-rules.js';
 
-/** Size limits of spec 8.2. */
+/** Size limits (docs/http-api.md#request-body). */
 export const limits = {
   recipients: 50,
   messageLength: 4000,
@@ -27,13 +27,13 @@ const email = z
   .pipe(z.email({ error: 'must be a valid email address' }))
   .meta({ format: 'email' });
 
-/** A response button (spec 2.3). */
+/** A response button (docs/http-api.md#request-body). */
 export const optionSchema = strictObject({
   text: boundedText(1, limits.optionTextLength),
   value: boundedText(1, limits.optionValueLength),
 });
 
-/** The `response_request` object (spec 2.2). */
+/** The `response_request` object (docs/http-api.md#request-body). */
 export const responseRequestSchema = strictObject({
   options: boundedArray(optionSchema, limits.minOptions, limits.maxOptions).refine(
     (options) => new Set(options.map((option) => option.value)).size === options.length,
@@ -46,7 +46,7 @@ export const responseRequestSchema = strictObject({
   callback_url: boundedText(1, 2048).optional(),
 });
 
-/** The body of `POST /api/notify` (spec 2.1). */
+/** The body of `POST /api/notify` (docs/http-api.md#request-body). */
 export const notifyRequestSchema = strictObject({
   user_emails: boundedArray(email, 1, limits.recipients),
   message: boundedText(1, limits.messageLength).refine(

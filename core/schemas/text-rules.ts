@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Length in Unicode code points, as every length rule of the API counts (DECISIONS §2). */
+/** Length in Unicode code points, as every length rule of the API counts (docs/behaviour.md#validation). */
 export const codePointLength = (value: string): number => {
   let length = 0;
   for (const _ of value) length += 1;

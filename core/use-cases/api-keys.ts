@@ -5,7 +5,7 @@ import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key
 
 /**
  * The signed-in user of the embedding application, on whose behalf keys are managed. The
- * application vouches for who it is and whether it administers its organization (DECISIONS §8).
+ * application vouches for who it is and whether it administers its organization (docs/behaviour.md#api-keys).
  */
 export interface KeyActor {
   userId: string;

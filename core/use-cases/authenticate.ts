@@ -50,7 +50,7 @@ export async function authenticate(
 }
 
 /**
- * Admits an API request (DECISIONS §6, §7): authenticates it as {@link authenticate} does, then
+ * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency): authenticates it as {@link authenticate} does, then
  * takes one token from the key's bucket and one from the organization's, both or neither, refusing
  * with the specification's exact wording when either is empty. One storage step.
  */

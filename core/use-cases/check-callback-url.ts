@@ -5,7 +5,7 @@ import { NotifyError } from '../errors.js';
 /** DNS answers slower than this refuse the callback URL at submission. */
 const lookupTimeoutMs = 5_000;
 
-/** Validates a callback URL at submission (spec 2.2); part of body validation, before idempotency. */
+/** Validates a callback URL at submission (docs/http-api.md#request-body); part of body validation, before idempotency. */
 export async function checkCallbackUrl(context: CoreContext, url: string): Promise<void> {
   if (!context.callbacks) {
     throw new NotifyError(

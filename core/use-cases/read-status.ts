@@ -6,11 +6,11 @@ import { statusBody } from '../request/status-body.js';
 import { transition } from '../request/transition.js';
 import type { RequestStatus } from '../schemas/responses.js';
 
-/** Request ids as the service issues them (DECISIONS §3). */
+/** Request ids as the service issues them (docs/behaviour.md#identifiers). */
 export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
 
 /**
- * The status use case (spec 4.2). A request past its expiry whose timeout has not run yet is shown
+ * The status use case (docs/http-api.md#get-apinotifystatusrequest_id). A request past its expiry whose timeout has not run yet is shown
  * as the timeout will leave it, so that a reader never sees a request pending after its deadline;
  * the due-work runner is nudged to store that state.
  *

@@ -13,7 +13,7 @@ const seedUserSchema = z.strictObject({
   apiKeys: z.array(seedKeySchema).default([]),
 });
 
-/** The seed file of DECISIONS §9: organizations, their users and their users' keys (plaintext). */
+/** The seed file of README.md#the-standalone-service: organizations, their users and their users' keys (plaintext). */
 export const seedSchema = z.strictObject({
   organizations: z.array(
     z.strictObject({ id: z.string().min(1), name: z.string().min(1), users: z.array(seedUserSchema) }),

@@ -7,7 +7,7 @@ import { fingerprint } from '../security/fingerprint.js';
 import { resolveRecipients } from './resolve-recipients.js';
 import { newSendId, sendNotification } from './send-notification.js';
 
-/** Idempotency records live this long (spec 8.3). */
+/** Idempotency records live this long (docs/behaviour.md#idempotency). */
 const ttlMs = 24 * 60 * 60 * 1000;
 /** A running attempt holds its key this long; after that a repeat takes over (the process died). */
 const leaseMs = 60_000;
@@ -20,7 +20,7 @@ export interface SendResponse extends StoredResponse {
 const answer = (status: number, body: unknown): StoredResponse => ({ status, body: JSON.stringify(body) });
 
 /**
- * Sends once per idempotency key (DECISIONS §7): a repeat of a completed send replays its answer
+ * Sends once per idempotency key (docs/behaviour.md#idempotency): a repeat of a completed send replays its answer
  * byte for byte; a repeat while it runs is refused with 409; a repeat of a send that failed
  * resumes it, delivering only what was not delivered.
  */

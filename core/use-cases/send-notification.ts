@@ -21,7 +21,7 @@ export interface SendAttempt {
 export const newSendId = (context: CoreContext, input: NotifyRequest): string =>
   input.response_request ? context.ids.requestId() : context.ids.notificationId();
 
-/** The send use case (spec 4.1) to resolved recipients: store the request, deliver every copy. */
+/** The send use case (docs/http-api.md#post-apinotify) to resolved recipients: store the request, deliver every copy. */
 export async function sendNotification(
   context: CoreContext,
   principal: Principal,

@@ -65,7 +65,7 @@ const environmentSchema = z
     message: 'must not be more than NOTIFY_REQUEST_TIMEOUT_MS (the headers are part of the request)',
   });
 
-/** The standalone host's settings, read from the environment (DECISIONS §9). */
+/** The standalone host's settings, read from the environment (README.md#the-standalone-service). */
 export type StandaloneConfig = z.infer<typeof environmentSchema>;
 
 /** Reads and checks the environment; a wrong value stops the start with a message that names it. */

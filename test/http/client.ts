@@ -14,7 +14,7 @@ export interface Answer {
   json: unknown;
 }
 
-/** A message as `GET /inbox/api/messages` lists it (DECISIONS §10). */
+/** A message as `GET /inbox/api/messages` lists it (docs/http-api.md#local-inbox). */
 export interface InboxMessage {
   id: string;
   kind: 'plain' | 'interactive';
@@ -25,7 +25,7 @@ export interface InboxMessage {
   selected: string | null;
 }
 
-/** A status answer (spec 2.5). */
+/** A status answer (docs/http-api.md#response-200). */
 export interface StatusBody {
   status: 'pending' | 'finished';
   external_reference_id?: string;
@@ -126,7 +126,7 @@ export function click(host: Target, messageId: string, value: string): Promise<A
   });
 }
 
-/** Asserts the specification's error shape (spec 7, DECISIONS §1), and the exact `details` when given. */
+/** Asserts the specification's error shape (docs/http-api.md#error-reference, docs/http-api.md#error-reference), and the exact `details` when given. */
 export function expectError(answer: Answer, status: number, details?: string | RegExp): string {
   expect({ status: answer.status, body: answer.json }).toMatchObject({ status, body: { status: 'error' } });
   expect(answer.headers.get('content-type')).toMatch(/^application\/json\b/);

@@ -17,7 +17,7 @@ import {
 import { type CustomApp, startCustomApp } from './custom-app.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
 
-/** `details` names the field path and the rule (DECISIONS §1): `path: rule`, possibly among other issues. */
+/** `details` names the field path and the rule (docs/http-api.md#error-reference): `path: rule`, possibly among other issues. */
 const names = (path: string) => new RegExp(`(^|; )${path.replace(/[.[\]]/g, (c) => `\\${c}`)}: \\S`);
 
 describe.each(hostKinds)('errors (%s)', (kind) => {
@@ -158,7 +158,7 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
     });
   });
 
-  describe('unknown fields are refused (DECISIONS §2)', () => {
+  describe('unknown fields are refused (docs/behaviour.md#validation)', () => {
     it.each([
       ['calback_url', { ...interactiveBody(), calback_url: 'https://example.com/cb' }],
       ['userEmails', { ...plainBody(), userEmails: ['bob@acme.test'] }],
@@ -287,7 +287,7 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
     });
   });
 
-  describe('body size (DECISIONS §1: 413 above 64 KiB)', () => {
+  describe('body size (docs/http-api.md#error-reference: 413 above 64 KiB)', () => {
     /** A valid body of exactly `bytes` bytes, padded with JSON whitespace. */
     const bodyOfSize = (bytes: number) => {
       const json = JSON.stringify(plainBody());
@@ -331,7 +331,7 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
     });
   });
 
-  describe('authentication (spec 5, DECISIONS §1)', () => {
+  describe('authentication (docs/behaviour.md#api-keys, docs/http-api.md#error-reference)', () => {
     it('answers 401 Missing API key without the header', async () => {
       expectError(await send(host, plainBody(), { key: null }), 401, 'Missing API key');
     });

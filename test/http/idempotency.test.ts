@@ -158,7 +158,7 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
     });
   });
 
-  describe('what is not stored (DECISIONS §7: 400, 401, 413, 429)', () => {
+  describe('what is not stored (docs/behaviour.md#idempotency: 400, 401, 413, 429)', () => {
     it('does not store a 400: the same key then succeeds with a valid body', async () => {
       await start();
       expectError(await send(host, { message: 'no recipients' }, { idempotencyKey: 'k400' }), 400);
@@ -192,7 +192,7 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toHaveLength(11);
     });
 
-    it('checks the rate limit and the body before replaying (DECISIONS §7 order)', async () => {
+    it('checks the rate limit and the body before replaying (docs/behaviour.md#idempotency order)', async () => {
       await start();
       const first = await send(host, plainBody(), { idempotencyKey: 'order' });
       expectFresh(first);
@@ -261,7 +261,7 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
     });
   });
 
-  describe('failed sends are resumed (DECISIONS §7)', () => {
+  describe('failed sends are resumed (docs/behaviour.md#idempotency)', () => {
     it('fire-and-forget: 500 naming bob, then the retry reaches only bob, then replays', async () => {
       await start();
       const body = plainBody({ user_emails: ['alice@acme.test', 'bob@acme.test'] });

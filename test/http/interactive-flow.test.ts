@@ -317,7 +317,7 @@ describe.each(hostKinds)('interactive requests end to end through the inbox (%s)
     });
   });
 
-  describe('inbox click API (DECISIONS §10)', () => {
+  describe('inbox click API (docs/http-api.md#local-inbox)', () => {
     it('answers 404 in the error shape for an unknown message', async () => {
       expectError(await click(host, 'msg_doesnotexist000000000000', 'approve'), 404);
     });

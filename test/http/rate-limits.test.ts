@@ -15,7 +15,7 @@ import { hostKinds, startTestHost, type TestHost, type TestHostOptions } from '.
 const perKeyText = 'Per-key rate limit exceeded (10 burst / 2 per second)';
 const perOrgText = 'Per-organization rate limit exceeded (50 burst / 5 per second)';
 
-/** A 429 with `Retry-After: 1` and the exact `details` (spec 8.1, DECISIONS §1). */
+/** A 429 with `Retry-After: 1` and the exact `details` (docs/behaviour.md#rate-limits, docs/http-api.md#error-reference). */
 function expectLimited(answer: Answer, details: string): void {
   expectError(answer, 429, details);
   expect(answer.headers.get('retry-after')).toBe('1');
@@ -87,7 +87,7 @@ describe.each(hostKinds)('rate limits (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toEqual([]);
     });
 
-    it('counts invalid requests, and checks the limit before the body (DECISIONS §7 order)', async () => {
+    it('counts invalid requests, and checks the limit before the body (docs/behaviour.md#idempotency order)', async () => {
       await start();
       for (let i = 0; i < 10; i += 1) expectError(await send(host, { nonsense: true }), 400);
       expectLimited(await send(host, { nonsense: true }), perKeyText);
@@ -188,7 +188,7 @@ describe.each(hostKinds)('rate limits (%s)', (kind) => {
     });
   });
 
-  describe('failed authentication is limited per client address (DECISIONS §6)', () => {
+  describe('failed authentication is limited per client address (docs/behaviour.md#rate-limits)', () => {
     it('refuses further attempts with 429 after a burst of failures, and recovers with time', async () => {
       await start();
       const statuses: number[] = [];

@@ -53,7 +53,7 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toHaveLength(5);
     });
 
-    it('accepts external_reference_id and ignores it (DECISIONS §2)', async () => {
+    it('accepts external_reference_id and ignores it (docs/behaviour.md#validation)', async () => {
       const body = expectOk(await send(host, plainBody({ external_reference_id: 'ticket-42' })));
       expect(Object.keys(body).sort()).toEqual(['notification_id', 'status']);
       expect(body.notification_id).toMatch(notificationIdPattern);
@@ -106,7 +106,7 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
       expect(first).not.toBe(second);
     });
 
-    it('shows the message, one button per option and a footer with validity and sender (spec 2.7)', async () => {
+    it('shows the message, one button per option and a footer with validity and sender (docs/behaviour.md#what-recipients-see)', async () => {
       const options = [
         { text: 'Yes', value: 'yes' },
         { text: 'No', value: 'no' },
@@ -150,7 +150,7 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
     });
   });
 
-  describe('recipients (DECISIONS §2, §4)', () => {
+  describe('recipients (docs/behaviour.md#validation, docs/behaviour.md#status-semantics)', () => {
     it('matches case-insensitively after trimming, keeping the caller spelling (trimmed)', async () => {
       const id = await createRequest(
         host,
@@ -248,7 +248,7 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
     });
   });
 
-  describe('delivery failure (DECISIONS §1: 500 names the unreachable recipients)', () => {
+  describe('delivery failure (docs/http-api.md#error-reference: 500 names the unreachable recipients)', () => {
     it('answers 500 naming only the recipients that could not be reached', async () => {
       host.inbox.failNext('bob@acme.test', 1);
       host.inbox.failNext('dave@acme.test', 1);
@@ -274,6 +274,6 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
       expect(details).not.toContain('alice');
     });
 
-    // 503 (storage backend unreachable, DECISIONS §1) cannot be produced with memory storage: not tested here.
+    // 503 (storage backend unreachable, docs/http-api.md#error-reference) cannot be produced with memory storage: not tested here.
   });
 });

@@ -33,7 +33,7 @@ beforeEach(async () => {
   bob = { userId: await userId('bob@acme.test'), admin: false };
 });
 
-describe('API keys (DECISIONS §8)', () => {
+describe('API keys (docs/behaviour.md#api-keys)', () => {
   it('creates a cnk_ key of 40 base62 characters, shown once, stored only as its SHA-256 digest', async () => {
     const { apiKey, key } = await notifier.apiKeys.create(bob, '  deploy bot  ');
     expect(apiKey).toMatch(/^cnk_[A-Za-z0-9]{40}$/);

@@ -23,7 +23,7 @@ const carol = 'carol@acme.test';
 const keys = [alice, bob, carol] as const;
 const mallory = 'mallory@acme.test';
 
-/** The answer part of a recipient: one of the three states of spec 3.3. */
+/** The answer part of a recipient: one of the three states of docs/behaviour.md#lifecycle. */
 type Answer = Pick<RecipientState, 'value' | 'respondedAt' | 'expired'>;
 const open: Answer = { value: null, respondedAt: null, expired: false };
 const expired: Answer = { value: null, respondedAt: null, expired: true };
@@ -464,7 +464,7 @@ describe('transition (table)', () => {
     }
   });
 
-  it('covers every per-recipient state of spec 3.3 in both modes, before and after', () => {
+  it('covers every per-recipient state of docs/behaviour.md#lifecycle in both modes, before and after', () => {
     const seen = new Set<string>();
     const kind = (a: Answer) => (a.expired ? 'expired' : a.value === null ? 'open' : 'answered');
     for (const row of rows) {
@@ -592,7 +592,7 @@ describe('transition (property)', () => {
             expect(next.version).toBe(before.version + 1);
             expect(result.commands.length).toBeGreaterThan(0);
           }
-          // Every recipient is in exactly one state of spec 3.3; expiry only on a finished request.
+          // Every recipient is in exactly one state of docs/behaviour.md#lifecycle; expiry only on a finished request.
           for (const r of next.recipients) {
             expect(isSpecState(r)).toBe(true);
             if (r.expired) expect(next.status).toBe('finished');

@@ -7,7 +7,7 @@ export interface InboxUserJson {
   name: string;
 }
 
-/** A message as `GET /inbox/api/messages` lists it (DECISIONS §10). */
+/** A message as `GET /inbox/api/messages` lists it (docs/http-api.md#local-inbox). */
 export interface InboxMessageJson {
   id: string;
   kind: 'plain' | 'interactive';
