@@ -7,9 +7,18 @@
  *   several instances on one backend.
  * - {@link describeTransportStateContract}: the `TransportStateStore` that chat transports keep
  *   their state in.
+ * - {@link chatTransportContract}: a chat transport (delivery, updates, click routing, unreachable
+ *   recipients, idempotent and ordered updates), driven through the platform as its users see it.
  *
  * @module
  */
+export {
+  type ChatTransportHarness,
+  type ChatTransportUnderTest,
+  type ContractUser,
+  chatTransportContract,
+  type SeenMessage,
+} from './chat-transport-contract.js';
 export {
   describeStorageContract,
   type StorageContractHarness,

@@ -33,28 +33,39 @@ export async function deliverCopies(
   const delivered = new Set(earlier.map((d) => copyKey(d.recipient, d.platform)));
   const reached = await Promise.all(
     recipients.map(async (recipient) => {
-      const targets = context.transports.flatMap((transport) => {
-        const address = transport.address(recipient.user, organization);
-        return address ? [{ transport, address }] : [];
-      });
-      if (targets.length === 0) {
+      // A platform that already has this recipient's copy (an earlier attempt) reaches them.
+      const pending = context.transports.filter(
+        (transport) => !delivered.has(copyKey(recipient.key, transport.platform)),
+      );
+      const targets = await Promise.allSettled(
+        pending.map(async (transport) => ({
+          transport,
+          address: await transport.address(recipient.user, organization),
+        })),
+      );
+      const unreachable = targets.every(
+        (target) => target.status === 'fulfilled' && target.value.address === null,
+      );
+      if (unreachable && pending.length === context.transports.length) {
         context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
         return false;
       }
       const results = await Promise.allSettled(
-        targets
-          .filter(({ transport }) => !delivered.has(copyKey(recipient.key, transport.platform)))
-          .map(async ({ transport, address }) => {
-            const message = viewFor(recipient.key);
-            const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
-            await deliveries.addDelivery({
-              sendId,
-              recipient: recipient.key,
-              platform: transport.platform,
-              ref,
-              deliveredAt: context.clock.now(),
-            });
-          }),
+        targets.map(async (target) => {
+          // A platform that could not tell whether it reaches the recipient failed like a delivery.
+          if (target.status === 'rejected') throw target.reason;
+          const { transport, address } = target.value;
+          if (address === null) return;
+          const message = viewFor(recipient.key);
+          const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
+          await deliveries.addDelivery({
+            sendId,
+            recipient: recipient.key,
+            platform: transport.platform,
+            ref,
+            deliveredAt: context.clock.now(),
+          });
+        }),
       );
       for (const result of results) {
         // The store, not the platform, failed: the caller should retry later (503), not see a 500.
@@ -99,9 +110,10 @@ export async function updateCopies(
       .map(async (copy) => {
         const transport = context.transports.find((t) => t.platform === copy.platform);
         const user = userByKey.get(copy.recipient);
-        const address = user && transport?.address(user, organization);
-        if (!transport || !address) return;
+        if (!transport || !user) return;
         try {
+          const address = await transport.address(user, organization);
+          if (!address) return;
           await transport.update(
             { organization, recipient: copy.recipient, address, message: viewFor(copy.recipient) },
             copy.ref,

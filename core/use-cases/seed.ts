@@ -16,7 +16,15 @@ const seedUserSchema = z.strictObject({
 /** The seed file of README.md#the-standalone-service: organizations, their users and their users' keys (plaintext). */
 export const seedSchema = z.strictObject({
   organizations: z.array(
-    z.strictObject({ id: z.string().min(1), name: z.string().min(1), users: z.array(seedUserSchema) }),
+    z.strictObject({
+      id: z.string().min(1),
+      name: z.string().min(1),
+      users: z.array(seedUserSchema),
+      /** The organization's Slack workspace installation, read by the standalone host's Slack transport. */
+      slack: z.strictObject({ teamId: z.string().min(1), botToken: z.string().min(1) }).optional(),
+      /** The organization's Microsoft 365 tenant, read by the standalone host's Teams transport. */
+      teams: z.strictObject({ tenantId: z.string().min(1) }).optional(),
+    }),
   ),
 });
 

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
-import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { createNotifier, type Logger, type Notifier } from '../../core/index.js';
+import { chatTransports } from './chat-transports.js';
 import type { StandaloneConfig } from './config.js';
 import { demoSeed } from './demo-seed.js';
 import { createHttpServer } from './http-server.js';
@@ -17,6 +17,8 @@ export interface Standalone {
   server: Server;
   /** The port actually listened on (useful with `PORT=0`). */
   port: number;
+  /** The chat platforms it delivers through (`inbox`, `slack`, `teams`). */
+  platforms: string[];
   /** Drains the requests in flight, then stops the notifier and releases the storage. */
   close(): Promise<void>;
 }
@@ -80,9 +82,11 @@ export async function startStandalone(
         },
       },
     );
+    const seed = await loadSeed(config.NOTIFY_SEED);
+    const transports = await chatTransports(config, seed, logger);
     const ready = createNotifier({
       storage: opened.storage,
-      transports: [inboxTransport()],
+      transports,
       callbacks: httpCallbacks({ allowInsecure: config.NOTIFY_ALLOW_INSECURE_CALLBACKS }),
       rateLimits: {
         perKey: config.NOTIFY_RATE_LIMIT_PER_KEY,
@@ -91,7 +95,7 @@ export async function startStandalone(
       trustProxy: config.NOTIFY_TRUST_PROXY,
       logger,
     });
-    await ready.seed(await loadSeed(config.NOTIFY_SEED));
+    await ready.seed(seed);
     options.signal?.throwIfAborted();
     ready.start();
     readiness.notifier = ready;
@@ -100,6 +104,7 @@ export async function startStandalone(
       notifier: ready,
       server,
       port,
+      platforms: transports.map((transport) => transport.platform),
       async close() {
         await drain();
         await ready.stop();

@@ -51,6 +51,14 @@ const environmentSchema = z
       .default('0')
       .transform((value) => value === '1' || value === 'true'),
     NOTIFY_TRUST_PROXY: trustProxy,
+    SLACK_SIGNING_SECRET: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    SLACK_API_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
+    NOTIFY_INBOX: z
+      .enum(['0', '1', 'true', 'false', ''])
+      .optional()
+      .transform((value) =>
+        value === undefined || value === '' ? undefined : value === '1' || value === 'true',
+      ),
     /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
     NOTIFY_WAIT_FOR_STORAGE: z.preprocess(
       (value) => (value === '' ? undefined : value),

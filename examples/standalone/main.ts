@@ -50,7 +50,8 @@ try {
     port: service.port,
     storage: redactUrl(config.NOTIFY_STORAGE),
     api: `${base}/api/notify`,
-    inbox: `${base}/inbox`,
+    ...(service.platforms.includes('inbox') ? { inbox: `${base}/inbox` } : {}),
+    ...(service.platforms.includes('slack') ? { slackInteractivity: `${base}/slack/interactivity` } : {}),
     openapi: `${base}/openapi.json`,
     ...(config.NOTIFY_SEED === undefined ? { demoApiKey } : { seed: config.NOTIFY_SEED }),
   });

@@ -1,0 +1,103 @@
+import type { ActionsBlock, Button, ContextBlock, KnownBlock, SectionBlock } from '@slack/web-api';
+import {
+  escapeMrkdwn,
+  type MarkdownDocument,
+  type MessageView,
+  renderPlainText,
+  splitMrkdwn,
+} from '../../../core/adapter-kit.js';
+
+/** Block Kit's limits (https://api.slack.com/reference/block-kit), in UTF-16 code units. */
+export const blockKitLimits = {
+  sectionText: 3000,
+  buttonText: 75,
+  buttonValue: 2000,
+  contextText: 3000,
+  blocks: 50,
+} as const;
+
+/** `block_id` of a message's buttons: names the request, and marks the buttons as ours. */
+const actionsBlockPrefix = 'chat-notify:';
+
+/** A message as `chat.postMessage` and `chat.update` take it. */
+export interface SlackMessage {
+  /** Plain fallback, shown in notifications and by clients that cannot show blocks. */
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/**
+ * The Block Kit message of a view (DECISIONS §11): the text as mrkdwn sections, for an interactive
+ * message with open buttons an `actions` block with one button per option (the current choice
+ * highlighted), and a `context` footer. Once the buttons are closed they are left out, and the
+ * footer tells the choice or the expiry.
+ *
+ * The buttons carry the request id (in `block_id`) and the option value, nothing else: a click is
+ * routed and checked by the message it comes from, never by what the button says of itself.
+ */
+export function slackMessage(view: MessageView): SlackMessage {
+  const blocks: KnownBlock[] = sectionTexts(view).map(
+    (text): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } }),
+  );
+  if (view.buttonsEnabled && view.buttons.length > 0) {
+    const actions: ActionsBlock = {
+      type: 'actions',
+      block_id: `${actionsBlockPrefix}${view.sendId}`,
+      elements: view.buttons.map(
+        (button, index): Button => ({
+          type: 'button',
+          action_id: `option-${index}`,
+          text: { type: 'plain_text', text: truncate(button.text, blockKitLimits.buttonText), emoji: true },
+          value: button.value,
+          ...(button.value === view.selected ? { style: 'primary' } : {}),
+        }),
+      ),
+    };
+    blocks.push(actions);
+  }
+  if (view.footer !== null) {
+    const footer: ContextBlock = {
+      type: 'context',
+      elements: [
+        { type: 'plain_text', text: truncate(view.footer, blockKitLimits.contextText), emoji: true },
+      ],
+    };
+    blocks.push(footer);
+  }
+  return { text: fallbackText(view), blocks };
+}
+
+/** The request id that a button's `block_id` names, or null for a block that is not ours. */
+export function requestIdOfBlock(blockId: string): string | null {
+  return blockId.startsWith(actionsBlockPrefix) ? blockId.slice(actionsBlockPrefix.length) : null;
+}
+
+/**
+ * A message of at most 4,000 code points renders to at most 20,000 units of mrkdwn (each `&`
+ * becomes `&amp;`): seven sections, well within 50 blocks with the buttons and the footer.
+ */
+function sectionTexts(view: MessageView): string[] {
+  const sections = splitMrkdwn(view.document, blockKitLimits.sectionText);
+  // A message made only of refused links without text renders to nothing; show what was written.
+  return sections.length > 0 ? sections : splitMrkdwn(literal(view.text), blockKitLimits.sectionText);
+}
+
+function fallbackText(view: MessageView): string {
+  const plain = renderPlainText(view.document).trim();
+  return escapeMrkdwn(plain === '' ? view.text : plain);
+}
+
+const literal = (text: string): MarkdownDocument => ({
+  blocks: [{ type: 'paragraph', children: [{ type: 'text', value: text }] }],
+});
+
+/** `text` cut to `max` code units at a code point boundary, with an ellipsis when cut. */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  for (const char of text) {
+    if (out.length + char.length > max - 1) break;
+    out += char;
+  }
+  return `${out}…`;
+}

@@ -1,0 +1,97 @@
+import {
+  ErrorCode,
+  LogLevel,
+  type Logger as SlackLogger,
+  WebClient,
+  WebClientEvent,
+  type WebClientOptions,
+} from '@slack/web-api';
+import type { Logger } from '../../../core/adapter-kit.js';
+
+/** Retries of a Web API call that failed for a passing reason. */
+export interface SlackRetryOptions {
+  /**
+   * How many times a call is tried again after a `429` (each time after waiting its
+   * `Retry-After`), a `5xx` or a network failure; 3 by default. A `429` pauses every call to the
+   * workspace while it is waited out. Errors Slack answers with `ok: false` are never retried.
+   */
+  retries?: number;
+  /** Pause before the first retry, doubling each time (ms, default 1000). */
+  minDelayMs?: number;
+  /** Longest pause between retries, besides what `Retry-After` asks for (ms, default 10000). */
+  maxDelayMs?: number;
+}
+
+/** How the transport's Web API clients are built. */
+export interface SlackClientSettings {
+  /** Base URL of the Web API, ending in `/`. */
+  apiUrl: string;
+  retry: SlackRetryOptions;
+  /** Longest wait for one HTTP attempt (ms). */
+  requestTimeoutMs: number;
+  /** Web API calls in flight at once, per workspace. */
+  concurrency: number;
+  logger: Logger;
+}
+
+/** One `WebClient` per bot token, built on first use and kept. */
+export type SlackClients = (botToken: string) => WebClient;
+
+/** The clients of every workspace the transport serves. */
+export function slackClients(settings: SlackClientSettings): SlackClients {
+  const clients = new Map<string, WebClient>();
+  const options: WebClientOptions = {
+    slackApiUrl: settings.apiUrl,
+    maxRequestConcurrency: settings.concurrency,
+    retryConfig: {
+      retries: settings.retry.retries ?? 3,
+      factor: 2,
+      minTimeout: settings.retry.minDelayMs ?? 1000,
+      maxTimeout: settings.retry.maxDelayMs ?? 10_000,
+      randomize: true,
+    },
+    timeout: settings.requestTimeoutMs,
+    rejectRateLimitedCalls: false,
+    allowAbsoluteUrls: false,
+    logger: quietLogger(settings.logger),
+    logLevel: LogLevel.WARN,
+  };
+  return (botToken) => {
+    let client = clients.get(botToken);
+    if (client === undefined) {
+      client = new WebClient(botToken, options);
+      client.on(WebClientEvent.RATE_LIMITED, (retryAfterSeconds: number, { url }: { url: string }) => {
+        settings.logger.warn('Slack rate limit: waiting before retrying', {
+          retryAfterSeconds,
+          method: url.slice(settings.apiUrl.length),
+        });
+      });
+      clients.set(botToken, client);
+    }
+    return client;
+  };
+}
+
+/** The `error` of an `ok: false` answer of the Web API (`users_not_found`, …), or null for another failure. */
+export function slackErrorCode(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, data } = error as { code?: unknown; data?: { error?: unknown } };
+  return code === ErrorCode.PlatformError && typeof data?.error === 'string' ? data.error : null;
+}
+
+/**
+ * The SDK's own log lines, at warning level and above, into the library's logger. Lower levels are
+ * dropped: at debug the SDK logs request bodies, that is message texts, which must stay out of logs.
+ */
+function quietLogger(logger: Logger): SlackLogger {
+  const line = (parts: unknown[]): string => parts.map(String).join(' ');
+  return {
+    debug() {},
+    info() {},
+    warn: (...parts: unknown[]) => logger.warn(`Slack Web API: ${line(parts)}`),
+    error: (...parts: unknown[]) => logger.error(`Slack Web API: ${line(parts)}`),
+    setLevel() {},
+    getLevel: () => LogLevel.WARN,
+    setName() {},
+  };
+}

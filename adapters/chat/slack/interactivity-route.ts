@@ -1,0 +1,49 @@
+import { type Clock, errorResponse, type HttpResponse, type Route } from '../../../core/adapter-kit.js';
+import { type BlockActions, parseInteraction } from './interaction.js';
+import { verifySlackSignature } from './signature.js';
+
+/** What the interactivity endpoint needs. */
+export interface InteractivityRouteOptions {
+  signingSecret: string;
+  clock: Clock;
+  /** Whether the notifier has connected the transport (clicks would have nowhere to go before). */
+  connected: () => boolean;
+  /** Starts applying clicks; must not wait for them (Slack wants its answer within 3 seconds). */
+  accept: (clicks: BlockActions) => void;
+}
+
+/** Slack needs nothing but the status: an empty body keeps the message as it is. */
+const acknowledged: HttpResponse = { status: 200, headers: {}, body: '' };
+
+/**
+ * `POST /slack/interactivity`, the app's interactivity request URL. The signature is checked over
+ * the raw bytes before anything else is read; a signed request is answered at once, and its clicks
+ * are applied after the answer.
+ */
+export function interactivityRoute(options: InteractivityRouteOptions): Route {
+  return {
+    method: 'POST',
+    path: '/slack/interactivity',
+    async handle(request) {
+      const verdict = verifySlackSignature(
+        options.signingSecret,
+        {
+          timestamp: request.headers['x-slack-request-timestamp'],
+          signature: request.headers['x-slack-signature'],
+          body: request.body,
+        },
+        options.clock.now(),
+      );
+      if (!verdict.ok) return errorResponse(401, verdict.details);
+      if (!options.connected()) {
+        return errorResponse(503, 'The Slack transport is not connected to a notifier yet', {
+          'retry-after': '1',
+        });
+      }
+      const interaction = parseInteraction(request.body);
+      if (interaction.kind === 'invalid') return errorResponse(400, interaction.details);
+      if (interaction.kind === 'block-actions') options.accept(interaction.clicks);
+      return acknowledged;
+    },
+  };
+}

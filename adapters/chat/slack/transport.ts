@@ -1,0 +1,226 @@
+import type { WebClient } from '@slack/web-api';
+import {
+  type ChatAddress,
+  type ChatDelivery,
+  type ChatSink,
+  type ChatTransport,
+  type Clock,
+  type DeliveryRef,
+  type Logger,
+  NotifyError,
+  normalizeEmail,
+  silentLogger,
+  systemClock,
+} from '../../../core/adapter-kit.js';
+import { slackMessage } from './blocks.js';
+import { applyBlockActions } from './clicks.js';
+import { type SlackClients, type SlackRetryOptions, slackClients, slackErrorCode } from './clients.js';
+import { type SlackCopies, slackCopies } from './copies.js';
+import type { BlockActions } from './interaction.js';
+import { interactivityRoute } from './interactivity-route.js';
+import { type SlackUserKey, type SlackUsers, slackUsers } from './slack-users.js';
+
+/** An organization's installation of the Slack app: its workspace and the bot token it was given. */
+export interface SlackInstallation {
+  /** The workspace's team id (`T…`). */
+  teamId: string;
+  /** The bot token of the installation (`xoxb-…`); never logged. */
+  botToken: string;
+}
+
+/**
+ * The installation of an organization, or null when it has none (its users are then not reached
+ * on Slack). Called on every delivery and update, so that an installation can change at any time;
+ * cache in it if looking one up is slow.
+ */
+export type SlackInstallationResolver = (
+  organizationId: string,
+) => SlackInstallation | null | Promise<SlackInstallation | null>;
+
+/** Settings of {@link slackTransport}. */
+export interface SlackTransportOptions {
+  /** The app's signing secret (Basic Information → App Credentials): checks interactivity requests. */
+  signingSecret: string;
+  /** Each organization's workspace installation; one transport serves every workspace. */
+  installation: SlackInstallationResolver;
+  /** Base URL of the Web API; `https://slack.com/api/` by default (tests and proxies point it elsewhere). */
+  apiUrl?: string;
+  /** Where failures of clicks processed after their answer, and rate-limit waits, are reported. */
+  logger?: Logger;
+  /** Judges the age of interactivity requests; the wall clock by default. */
+  clock?: Clock;
+  /** Web API calls in flight at once, per workspace (default 8); a send to 50 people queues the rest. */
+  concurrency?: number;
+  /** Retries of calls that failed for a passing reason (429, 5xx, network). */
+  retry?: SlackRetryOptions;
+  /** Longest wait for one HTTP attempt (ms, default 10,000). */
+  requestTimeoutMs?: number;
+  /**
+   * How long a user id found by email is cached (ms, default one hour). An address with no active
+   * user is remembered for 5 minutes, so a newcomer is found soon after joining.
+   */
+  userCacheTtlMs?: number;
+}
+
+/** The Slack transport, with what a host or a test may need beyond {@link ChatTransport}. */
+export interface SlackTransport extends ChatTransport {
+  /** Resolves once every click answered so far has been applied (before shutting down, in tests). */
+  idle(): Promise<void>;
+}
+
+/** Slack's answers to `conversations.open` for a user id that names no active user any more. */
+const goneUserErrors: ReadonlySet<string> = new Set(['user_not_found', 'user_disabled', 'users_not_found']);
+
+async function openDirectMessage(client: WebClient, userId: string): Promise<string> {
+  const { channel } = await client.conversations.open({ users: userId });
+  if (channel?.id === undefined) throw new Error('conversations.open answered no channel');
+  return channel.id;
+}
+
+/**
+ * A chat transport for Slack (DECISIONS §11): each organization's users are reached in its
+ * workspace by email, as direct messages from the app's bot, with Block Kit buttons whose clicks
+ * come back to `POST /slack/interactivity`. Everything it keeps (user ids, records of delivered
+ * messages) lives in the notifier's storage, so any number of instances can serve one app.
+ */
+export function slackTransport(options: SlackTransportOptions): SlackTransport {
+  if (options.signingSecret === '') throw new RangeError('slackTransport: signingSecret must not be empty');
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
+  const clientFor: SlackClients = slackClients({
+    apiUrl,
+    retry: options.retry ?? {},
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    concurrency: options.concurrency ?? 8,
+    logger,
+  });
+  const userCacheTtl = { foundMs: options.userCacheTtlMs ?? 60 * 60_000, missingMs: 5 * 60_000 };
+  const processing = new Set<Promise<void>>();
+  let connected: { sink: ChatSink; users: SlackUsers; copies: SlackCopies } | null = null;
+
+  const connection = () => {
+    if (connected === null) {
+      throw new NotifyError('internal', 'The Slack transport is not connected to a notifier');
+    }
+    return connected;
+  };
+
+  const installationOf = async (organizationId: string) => {
+    const installation = await options.installation(organizationId);
+    if (installation === null) {
+      throw new NotifyError('not_found', `Organization ${organizationId} has no Slack installation`);
+    }
+    return installation;
+  };
+
+  /**
+   * The direct-message channel with a user. A user id that Slack says is gone (the account was
+   * deactivated or deleted since it was cached) is forgotten, and the address looked up once more:
+   * it may belong to a new account now.
+   */
+  const openChannel = async (
+    client: WebClient,
+    key: SlackUserKey,
+    userId: string,
+  ): Promise<{ channel: string; userId: string }> => {
+    try {
+      return { channel: await openDirectMessage(client, userId), userId };
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (code === null || !goneUserErrors.has(code)) throw error;
+      const { users } = connection();
+      await users.forget(key);
+      const current = await users.find(client, key);
+      if (current === null || current === userId) throw error;
+      return { channel: await openDirectMessage(client, current), userId: current };
+    }
+  };
+
+  const accept = (clicks: BlockActions): void => {
+    const { sink, copies } = connection();
+    const task: Promise<void> = applyBlockActions({ sink, copies, logger }, clicks)
+      .catch((error: unknown) => {
+        logger.error('Slack click could not be applied', {
+          channel: clicks.channel,
+          ts: clicks.ts,
+          error: String(error),
+        });
+      })
+      .finally(() => processing.delete(task));
+    processing.add(task);
+  };
+
+  return {
+    platform: 'slack',
+
+    async address(user, organization): Promise<ChatAddress | null> {
+      const installation = await options.installation(organization.id);
+      if (installation === null) return null;
+      const userId = await connection().users.find(clientFor(installation.botToken), {
+        organizationId: organization.id,
+        teamId: installation.teamId,
+        email: normalizeEmail(user.email),
+      });
+      return userId === null ? null : { installationId: installation.teamId, userRef: userId };
+    },
+
+    async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
+      const { organization, message: view } = delivery;
+      const installation = await installationOf(organization.id);
+      const client = clientFor(installation.botToken);
+      const recipient = normalizeEmail(delivery.recipient);
+      const key = { organizationId: organization.id, teamId: installation.teamId, email: recipient };
+      const { channel, userId } = await openChannel(client, key, delivery.address.userRef);
+      const posted = await client.chat.postMessage({ channel, ...slackMessage(view) });
+      if (posted.ts === undefined) throw new Error('chat.postMessage answered no ts');
+      const ref = { channel: posted.channel ?? channel, ts: posted.ts };
+      if (view.kind === 'interactive') {
+        await connection().copies.save(ref.channel, ref.ts, {
+          organizationId: organization.id,
+          teamId: installation.teamId,
+          sendId: view.sendId,
+          recipient,
+          slackUserId: userId,
+          lastVersion: view.version,
+        });
+      }
+      return ref;
+    },
+
+    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+      const { channel, ts } = ref;
+      if (channel === undefined || ts === undefined) {
+        throw new NotifyError('not_found', 'Slack delivery reference without channel and ts');
+      }
+      // Claimed before Slack is called: of two views racing for one message, the older one learns
+      // here that it is late. A call that fails keeps the claim, and the same view tried again
+      // (the core retries failed updates) still goes through.
+      const copy = await connection().copies.claim(channel, ts, delivery.message.version);
+      if (copy === null) return;
+      const installation = await installationOf(copy.organizationId);
+      await clientFor(installation.botToken).chat.update({ channel, ts, ...slackMessage(delivery.message) });
+    },
+
+    routes: [
+      interactivityRoute({
+        signingSecret: options.signingSecret,
+        clock,
+        connected: () => connected !== null,
+        accept,
+      }),
+    ],
+
+    connect(sink: ChatSink): void {
+      connected = {
+        sink,
+        users: slackUsers(sink.state, userCacheTtl),
+        copies: slackCopies(sink.state),
+      };
+    },
+
+    async idle(): Promise<void> {
+      while (processing.size > 0) await Promise.all(processing);
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import type { Block, Inline, MarkdownDocument } from './ast.js';
+import { renderPlainInlines } from './render-plain.js';
+import { safeLinkUrl } from './safe-url.js';
+
+/** A formatting span of Slack's mrkdwn, written as an opening and a closing string. */
+export interface MrkdwnMark {
+  open: string;
+  close: string;
+}
+
+const BOLD: MrkdwnMark = { open: '*', close: '*' };
+const ITALIC: MrkdwnMark = { open: '_', close: '_' };
+const CODE: MrkdwnMark = { open: '`', close: '`' };
+const PRE: MrkdwnMark = { open: '```\n', close: '\n```' };
+
+/**
+ * A piece of rendered mrkdwn. Text is kept raw (unescaped) so that a splitter can cut a long word
+ * and escape each part: a cut can then never fall inside an entity such as `&amp;`.
+ *
+ * - `word`: text without whitespace; one unit, cut only when longer than a whole section.
+ * - `space`: whitespace between words, where a section may end (the space is then dropped).
+ * - `raw`: finished mrkdwn that must never be cut (a link `<url|text>`, a list bullet); `fallback`
+ *   is raw text to show instead when it cannot fit in one section.
+ * - `open` / `close`: the start and end of a formatting span; `gap` asks for a zero-width space on
+ *   the outside, because Slack applies formatting only at word boundaries.
+ * - `break`: a line break (`level` 1) or the blank line between blocks (`level` 2).
+ */
+export type MrkdwnPiece =
+  | { kind: 'word'; text: string }
+  | { kind: 'space'; text: string }
+  | { kind: 'raw'; text: string; fallback: string }
+  | { kind: 'open'; mark: MrkdwnMark; gap: boolean }
+  | { kind: 'close'; mark: MrkdwnMark; gap: boolean }
+  | { kind: 'break'; level: 1 | 2 };
+
+const ZERO_WIDTH_SPACE = '\u200b';
+const WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]/u;
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** Text as Slack must receive it: `&`, `<` and `>` are the only characters mrkdwn asks to escape. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/[&<>]/g, (char) => ENTITIES[char] ?? char);
+}
+
+/**
+ * The document as Slack mrkdwn: `*bold*`, `_italic_`, `` `code` ``, code blocks between triple
+ * backticks, list items as `• item`, links as `<url|text>`. Every `&`, `<` and `>` of the text is
+ * escaped, so a message cannot write Slack's own syntax for links and mentions (`<!channel>`,
+ * `<https://…|text>`). A link whose URL {@link safeLinkUrl} refuses shows its text only, as plain text.
+ */
+export function renderMrkdwn(document: MarkdownDocument): string {
+  return mrkdwnPieces(document).map(pieceText).join('');
+}
+
+/** The document as {@link MrkdwnPiece}s, for splitting it into parts of bounded length. */
+export function mrkdwnPieces(document: MarkdownDocument): MrkdwnPiece[] {
+  const pieces: MrkdwnPiece[] = [];
+  document.blocks.forEach((block, index) => {
+    if (index > 0) pieces.push({ kind: 'break', level: 2 });
+    pushBlock(pieces, block);
+  });
+  markGaps(pieces);
+  return pieces;
+}
+
+/** The mrkdwn of one piece, where it stands in the flow of the document. */
+export function pieceText(piece: MrkdwnPiece): string {
+  switch (piece.kind) {
+    case 'word':
+    case 'space':
+      return escapeMrkdwn(piece.text);
+    case 'raw':
+      return piece.text;
+    case 'open':
+      return piece.gap ? ZERO_WIDTH_SPACE + piece.mark.open : piece.mark.open;
+    case 'close':
+      return piece.gap ? piece.mark.close + ZERO_WIDTH_SPACE : piece.mark.close;
+    case 'break':
+      return piece.level === 1 ? '\n' : '\n\n';
+  }
+}
+
+function pushBlock(pieces: MrkdwnPiece[], block: Block): void {
+  switch (block.type) {
+    case 'paragraph':
+      pushInlines(pieces, block.children, false);
+      return;
+    case 'list':
+      block.items.forEach((item, index) => {
+        if (index > 0) pieces.push({ kind: 'break', level: 1 });
+        pieces.push({ kind: 'raw', text: '• ', fallback: '• ' });
+        pushInlines(pieces, item, false);
+      });
+      return;
+    case 'codeBlock':
+      pieces.push({ kind: 'open', mark: PRE, gap: false });
+      pushText(pieces, block.value);
+      pieces.push({ kind: 'close', mark: PRE, gap: false });
+      return;
+  }
+}
+
+function pushInlines(pieces: MrkdwnPiece[], inlines: readonly Inline[], inLink: boolean): void {
+  for (const inline of inlines) pushInline(pieces, inline, inLink);
+}
+
+function pushInline(pieces: MrkdwnPiece[], inline: Inline, inLink: boolean): void {
+  switch (inline.type) {
+    case 'text':
+      pushText(pieces, inline.value);
+      return;
+    case 'bold':
+      pushSpan(pieces, BOLD, () => pushInlines(pieces, inline.children, inLink));
+      return;
+    case 'italic':
+      pushSpan(pieces, ITALIC, () => pushInlines(pieces, inline.children, inLink));
+      return;
+    case 'code':
+      pushSpan(pieces, CODE, () => pushText(pieces, inline.value));
+      return;
+    case 'break':
+      pieces.push({ kind: 'break', level: 1 });
+      return;
+    case 'link':
+      pushLink(pieces, inline.url, inline.children, inLink);
+      return;
+  }
+}
+
+function pushSpan(pieces: MrkdwnPiece[], mark: MrkdwnMark, pushContent: () => void): void {
+  const start = pieces.length;
+  pieces.push({ kind: 'open', mark, gap: false });
+  pushContent();
+  // An empty span would print its marks as text (`**`); it is left out instead.
+  if (pieces.length === start + 1) pieces.pop();
+  else pieces.push({ kind: 'close', mark, gap: false });
+}
+
+/**
+ * Slack's own link syntax: the URL may not hold `|` (it ends the URL) and the label comes after the
+ * first `|`. Formatting inside a label is not rendered by Slack, so the label is plain text.
+ */
+function pushLink(pieces: MrkdwnPiece[], url: string, children: readonly Inline[], inLink: boolean): void {
+  const label = renderPlainInlines(children);
+  const href = inLink ? null : safeLinkUrl(url);
+  if (href === null) {
+    pushText(pieces, label);
+    return;
+  }
+  const target = escapeMrkdwn(href.replaceAll('|', '%7C'));
+  const text = label === '' ? `<${target}>` : `<${target}|${escapeMrkdwn(label)}>`;
+  pieces.push({ kind: 'raw', text, fallback: label === '' || label === href ? href : `${label} (${href})` });
+}
+
+/** Raw text as words, spaces and line breaks. */
+export function textPieces(text: string): MrkdwnPiece[] {
+  const pieces: MrkdwnPiece[] = [];
+  pushText(pieces, text);
+  return pieces;
+}
+
+function pushText(pieces: MrkdwnPiece[], text: string): void {
+  text.split('\n').forEach((line, index) => {
+    if (index > 0) pieces.push({ kind: 'break', level: 1 });
+    for (const part of line.split(/(\s+)/)) {
+      if (part === '') continue;
+      pieces.push(/\s/.test(part) ? { kind: 'space', text: part } : { kind: 'word', text: part });
+    }
+  });
+}
+
+/**
+ * Slack formats `*x*` only where the marks touch whitespace or punctuation, so `2*3*4` would show
+ * its asterisks. A zero-width space between a mark and a neighbouring letter or digit makes the
+ * boundary Slack needs without a visible change. Likewise a line that starts with `>` would become
+ * a quote, which the specification's markdown does not have.
+ */
+function markGaps(pieces: MrkdwnPiece[]): void {
+  let inCode = false;
+  pieces.forEach((piece, index) => {
+    const before = pieces[index - 1];
+    const after = pieces[index + 1];
+    if (piece.kind === 'open' || piece.kind === 'close') {
+      if (piece.mark === CODE || piece.mark === PRE) inCode = piece.kind === 'open';
+      if (piece.mark === PRE) return;
+      piece.gap =
+        piece.kind === 'open'
+          ? before?.kind === 'word' && WORD_CHARACTER.test(before.text.slice(-1))
+          : after?.kind === 'word' && WORD_CHARACTER.test(after.text.charAt(0));
+    } else if (piece.kind === 'word' && !inCode && piece.text.startsWith('>') && startsLine(pieces, index)) {
+      pieces[index] = {
+        kind: 'raw',
+        text: ZERO_WIDTH_SPACE + escapeMrkdwn(piece.text),
+        fallback: piece.text,
+      };
+    }
+  });
+}
+
+/** Whether only opening marks stand between the piece at `index` and the start of its line. */
+function startsLine(pieces: readonly MrkdwnPiece[], index: number): boolean {
+  for (let at = index - 1; at >= 0; at -= 1) {
+    const piece = pieces[at];
+    if (piece?.kind === 'break') return true;
+    if (piece?.kind !== 'open') return false;
+  }
+  return true;
+}

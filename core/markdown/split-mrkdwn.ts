@@ -1,0 +1,149 @@
+import type { MarkdownDocument } from './ast.js';
+import { type MrkdwnMark, type MrkdwnPiece, mrkdwnPieces, pieceText, textPieces } from './render-mrkdwn.js';
+
+/** A place where a part may end: before `pieces[index]`, with what is open there. */
+interface Cut {
+  index: number;
+  /** 2 between blocks, 1 at a line break, 0 at a space, -1 between two pieces that touch. */
+  level: number;
+  /** Length of the part's text up to here. */
+  length: number;
+  open: readonly MrkdwnMark[];
+}
+
+/**
+ * The document as mrkdwn ({@link renderMrkdwn}) in parts of at most `maxLength` UTF-16 code units,
+ * for platforms that bound each text block (Slack: 3,000 per section).
+ *
+ * A part ends between blocks when one lies in its second half, else at a line break there, else at
+ * the last space; only a word longer than a whole part is cut inside, and never inside an escape
+ * such as `&amp;` or a surrogate pair. A link is never cut: one too long for a part is shown as
+ * plain text. Formatting open at a cut is closed at the end of the part and opened again at the
+ * start of the next, so each part renders on its own. Answers `[]` when the document renders to
+ * nothing (an empty document, or one holding only a refused link without text).
+ *
+ * @throws RangeError when `maxLength` is below 100.
+ */
+export function splitMrkdwn(document: MarkdownDocument, maxLength: number): string[] {
+  if (!(maxLength >= 100)) throw new RangeError(`maxLength must be at least 100, got ${maxLength}`);
+  const pieces = boundPieces(mrkdwnPieces(document), maxLength);
+  const parts: string[] = [];
+  let start = 0;
+  let open: readonly MrkdwnMark[] = [];
+  while (start < pieces.length) {
+    if (pieces[start]?.kind === 'break') {
+      start += 1;
+      continue;
+    }
+    const { cut, next } = fillPart(pieces, start, open, maxLength);
+    const text =
+      openText(open) + pieces.slice(start, cut.index).map(pieceText).join('') + closeText(cut.open);
+    if (text.trim() !== '') parts.push(text);
+    start = next;
+    open = cut.open;
+  }
+  return parts;
+}
+
+/** Takes pieces from `start` while they fit; answers where the part ends and where the next begins. */
+function fillPart(
+  pieces: readonly MrkdwnPiece[],
+  start: number,
+  startOpen: readonly MrkdwnMark[],
+  maxLength: number,
+): { cut: Cut; next: number } {
+  let open = startOpen;
+  let length = openText(open).length;
+  const cuts: Cut[] = [];
+  for (let index = start; index < pieces.length; index += 1) {
+    const piece = pieces[index] as MrkdwnPiece;
+    const level = index > start ? cutLevel(pieces[index - 1] as MrkdwnPiece, piece) : null;
+    if (level !== null) cuts.push({ index, level, length, open });
+    const after = applyMarks(open, piece);
+    const grown = length + pieceText(piece).length;
+    if (index > start && grown + closeText(after).length > maxLength) {
+      const cut = bestCut(cuts, maxLength) ?? { index, level: -1, length, open };
+      return { cut, next: cut.level >= 0 ? cut.index + 1 : cut.index };
+    }
+    open = after;
+    length = grown;
+  }
+  return { cut: { index: pieces.length, level: 2, length, open }, next: pieces.length };
+}
+
+/** How good a part end between `before` and `piece` is, or null where a part must not end. */
+function cutLevel(before: MrkdwnPiece, piece: MrkdwnPiece): number | null {
+  if (piece.kind === 'break') return piece.level;
+  if (piece.kind === 'space') return 0;
+  // Ending a part right after an opening mark or before a closing one would leave an empty span.
+  if (before.kind === 'open' || piece.kind === 'close') return null;
+  return -1;
+}
+
+/** A block or line boundary in the second half of the part if there is one, else the last space, else any. */
+function bestCut(cuts: readonly Cut[], maxLength: number): Cut | undefined {
+  let best: Cut | undefined;
+  for (const cut of cuts) {
+    if (cut.level >= 1 && cut.length >= maxLength / 2 && (best === undefined || cut.level >= best.level)) {
+      best = cut;
+    }
+  }
+  return best ?? cuts.findLast((cut) => cut.level >= 0) ?? cuts.at(-1);
+}
+
+function applyMarks(open: readonly MrkdwnMark[], piece: MrkdwnPiece): readonly MrkdwnMark[] {
+  if (piece.kind === 'open') return [...open, piece.mark];
+  if (piece.kind === 'close') return open.slice(0, -1);
+  return open;
+}
+
+const openText = (open: readonly MrkdwnMark[]): string => open.map((mark) => mark.open).join('');
+const closeText = (open: readonly MrkdwnMark[]): string =>
+  open
+    .map((mark) => mark.close)
+    .reverse()
+    .join('');
+
+/**
+ * Makes every piece short enough to fit in a part together with the marks that may surround it:
+ * a link too long becomes its plain text, and a word too long is cut between code points of its
+ * raw text, so that no escape is ever cut.
+ */
+function boundPieces(pieces: readonly MrkdwnPiece[], maxLength: number): MrkdwnPiece[] {
+  let depth = 0;
+  let deepest = 0;
+  for (const piece of pieces) {
+    if (piece.kind === 'open') depth += 1;
+    if (piece.kind === 'close') depth -= 1;
+    deepest = Math.max(deepest, depth);
+  }
+  // Each open mark costs at most 4 units to open (```\n) and 4 to close, plus a zero-width space.
+  const room = maxLength - deepest * 10;
+  const bounded: MrkdwnPiece[] = [];
+  for (const piece of pieces) {
+    if (pieceText(piece).length <= room) bounded.push(piece);
+    else if (piece.kind === 'raw') bounded.push(...boundPieces(textPieces(piece.fallback), room));
+    else if (piece.kind === 'word') bounded.push(...cutWord(piece.text, room));
+    else if (piece.kind === 'space') bounded.push({ kind: 'space', text: piece.text.slice(0, room) });
+    else bounded.push(piece);
+  }
+  return bounded;
+}
+
+function cutWord(text: string, room: number): MrkdwnPiece[] {
+  const words: MrkdwnPiece[] = [];
+  let current = '';
+  let length = 0;
+  for (const char of text) {
+    const size = pieceText({ kind: 'word', text: char }).length;
+    if (length + size > room) {
+      words.push({ kind: 'word', text: current });
+      current = '';
+      length = 0;
+    }
+    current += char;
+    length += size;
+  }
+  if (current !== '') words.push({ kind: 'word', text: current });
+  return words;
+}

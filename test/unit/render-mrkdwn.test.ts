@@ -1,0 +1,158 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseMarkdown } from '../../core/markdown/parse.js';
+import { renderMrkdwn } from '../../core/markdown/render-mrkdwn.js';
+import { splitMrkdwn } from '../../core/markdown/split-mrkdwn.js';
+
+const mrkdwn = (source: string): string => renderMrkdwn(parseMarkdown(source));
+const zwsp = '\u200b';
+
+describe('renderMrkdwn', () => {
+  it.each([
+    ['plain text', 'Deploy finished', 'Deploy finished'],
+    ['bold', 'a *b* c', 'a *b* c'],
+    ['italic', 'a _b_ c', 'a _b_ c'],
+    ['bold and italic nested', '*_both_* and _*both*_', '*_both_* and _*both*_'],
+    ['inline code', 'run `npm test` now', 'run `npm test` now'],
+    ['inline code keeps markup literal', '`*not bold* [a](b)`', '`*not bold* [a](b)`'],
+    ['code block', '```\nconst a = 1;\n  indented\n```', '```\nconst a = 1;\n  indented\n```'],
+    ['bullet list', '- one\n- *two*', '• one\n• *two*'],
+    ['line breaks', 'line 1\nline 2', 'line 1\nline 2'],
+    ['blocks apart by a blank line', 'text\n- item\n\n```\ncode\n```', 'text\n\n• item\n\n```\ncode\n```'],
+    ['link', '[docs](https://example.com/a)', '<https://example.com/a|docs>'],
+    ['link with & in its URL', '[q](https://example.com/?a=1&b=2)', '<https://example.com/?a=1&amp;b=2|q>'],
+    ['link with | in URL and text', '[a|b](https://x.test/p|q)', '<https://x.test/p%7Cq|a|b>'],
+    ['link with < > in its URL', '[x](https://a.test/<y>)', '<https://a.test/%3Cy%3E|x>'],
+    ['link without text', '[](https://example.com)', '<https://example.com/>'],
+    ['mailto link', '[mail](mailto:ops@example.com)', '<mailto:ops@example.com|mail>'],
+    ['link text is plain', '[*bold* label](https://x.test)', '<https://x.test/|bold label>'],
+    ['link inside bold', '*see [docs](https://x.test)*', '*see <https://x.test/|docs>*'],
+    ['javascript: link as plain text', '[click](javascript:alert(1))', 'click'],
+    ['data: link as plain text', '[img](data:text/html,<b>x</b>)', 'img'],
+    ['relative link as plain text', '[here](/relative)', 'here'],
+    ['& < > escaped', 'a < b && c > d', 'a &lt; b &amp;&amp; c &gt; d'],
+    [
+      'no mention can be forged',
+      '<!channel> <@U123> <https://evil.test|bank>',
+      '&lt;!channel&gt; &lt;@U123&gt; &lt;https://evil.test|bank&gt;',
+    ],
+    ['escapes inside code', '`<b> & </b>`', '`&lt;b&gt; &amp; &lt;/b&gt;`'],
+    [
+      'escapes inside code blocks',
+      '```\nif (a < b && c > d) {}\n```',
+      '```\nif (a &lt; b &amp;&amp; c &gt; d) {}\n```',
+    ],
+    ['bold inside a word gets invisible boundaries', '2*3*4', `2${zwsp}*3*${zwsp}4`],
+    ['bold at the start of a word', '*a*b', `*a*${zwsp}b`],
+    ['a leading > is not a quote', '> not a quote', `${zwsp}&gt; not a quote`],
+    ['a > inside code stays as is', '```\n> q\n```', '```\n&gt; q\n```'],
+    ['snake_case stays literal', 'snake_case_name', 'snake_case_name'],
+    ['unmatched marks stay literal', 'a * b and `open', 'a * b and `open'],
+  ])('%s', (_name, source, expected) => {
+    expect(mrkdwn(source)).toBe(expected);
+  });
+});
+
+describe('splitMrkdwn', () => {
+  const split = (source: string, max = 3000) => splitMrkdwn(parseMarkdown(source), max);
+
+  it('keeps a message that fits in one part', () => {
+    expect(split('Deploy *v2* to production?')).toEqual(['Deploy *v2* to production?']);
+  });
+
+  it('splits a 4,000-character message into sections of at most 3,000', () => {
+    const source = Array.from({ length: 800 }, (_, i) => `w${i % 10}rd`).join(' ');
+    expect(source.length).toBeGreaterThan(3900);
+    const parts = split(source);
+    expect(parts.length).toBe(2);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(3000);
+    expect(parts.join(' ')).toBe(mrkdwn(source));
+  });
+
+  it('ends a part between paragraphs rather than inside one', () => {
+    const paragraph = 'word '.repeat(150).trim();
+    const parts = split([paragraph, paragraph, paragraph].join('\n\n'), 1600);
+    expect(parts).toEqual([`${paragraph}\n\n${paragraph}`, paragraph]);
+  });
+
+  it('never cuts inside an escape: 4,000 ampersands become whole &amp; entities', () => {
+    const parts = split('&'.repeat(4000));
+    expect(parts.map((part) => part.length)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 2000]);
+    for (const part of parts) expect(part).toMatch(/^(&amp;)+$/);
+  });
+
+  it('never cuts inside a link', () => {
+    const link = `[the docs](https://example.com/${'p'.repeat(60)})`;
+    const source = `${'word '.repeat(15)}${link} ${'word '.repeat(15)}`;
+    const parts = split(source, 120);
+    const rendered = `<https://example.com/${'p'.repeat(60)}|the docs>`;
+    expect(parts.filter((part) => part.includes(rendered))).toHaveLength(1);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(120);
+      expect(part.split('<').length).toBe(part.split('>').length);
+    }
+  });
+
+  it('shows a link too long for any part as plain text, cut where needed', () => {
+    const url = `https://example.com/${'p'.repeat(300)}`;
+    const parts = split(`see [docs](${url}) end`, 120);
+    for (const part of parts) expect(part).not.toContain('<');
+    expect(parts.join('')).toContain('docs');
+    expect(parts.join('').replaceAll(' ', '')).toContain(`docs(${url})end`);
+  });
+
+  it('closes bold at the end of a part and opens it again in the next', () => {
+    const parts = split(`*${'bold words '.repeat(30).trim()}*`, 100);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part).toMatch(/^\*[a-z]+( [a-z]+)*\*$/);
+  });
+
+  it('closes a code block at the end of a part and opens it again in the next, cutting between lines', () => {
+    const parts = split(`\`\`\`\n${'code line x\n'.repeat(30)}\`\`\``, 100);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part).toMatch(/^```\n(code line x\n)*code line x\n```$/);
+  });
+
+  it('cuts a word longer than a part between characters, never inside a surrogate pair', () => {
+    const parts = split('😀'.repeat(120), 100);
+    expect(parts.join('')).toBe('😀'.repeat(120));
+    for (const part of parts) expect(part).toMatch(/^(😀)+$/u);
+  });
+
+  it('answers nothing for a message that renders to nothing', () => {
+    expect(split('[](javascript:alert(1))')).toEqual([]);
+  });
+
+  it('keeps every part within the limit, escapes and links whole, for any message', () => {
+    const piece = fc.constantFrom(
+      'word',
+      ' ',
+      '\n',
+      '\n\n',
+      '*bold*',
+      '_it_',
+      '`code`',
+      '&',
+      '<',
+      '>',
+      '[docs](https://example.com/path?a=1&b=2)',
+      '- item\n',
+      '```\nx < y\n```\n',
+      'ü',
+      '😀',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 400 }), fc.integer({ min: 100, max: 400 }), (pieces, max) => {
+        const parts = split(pieces.join(''), max);
+        for (const part of parts) {
+          expect(part.length).toBeLessThanOrEqual(max);
+          expect(part.trim()).not.toBe('');
+          // Every & starts a whole entity, and every < opens a whole link in the same part.
+          expect(part.replace(/&(amp|lt|gt);/g, '')).not.toContain('&');
+          expect(part.replace(/<https:\/\/example\.com\/path\?a=1&amp;b=2\|docs>/g, '')).not.toMatch(/[<>]/);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { requestIdOfBlock, slackMessage } from '../../adapters/chat/slack/blocks.js';
+import type { InteractiveRequest, RecipientState } from '../../core/domain/interactive-request.js';
+import { plainView, requestView } from '../../core/request/message-view.js';
+
+const createdAt = Date.parse('2026-03-01T09:00:00.000Z');
+const bob = 'bob@acme.test';
+
+const recipient = (value: string | null): RecipientState => ({
+  email: bob,
+  key: bob,
+  value,
+  respondedAt: value === null ? null : createdAt + 60_000,
+  expired: false,
+});
+
+/** An interactive request as the core stores it, with bob as its only recipient. */
+function request(overrides: Partial<InteractiveRequest> = {}): InteractiveRequest {
+  return {
+    id: 'req_0123456789abcdefABCDEF01',
+    organizationId: 'acme',
+    version: 1,
+    status: 'pending',
+    message:
+      'Deploy *v2.3* to _production_?\n- `api`\n- `web`\nSee [the runbook](https://wiki.example.com/deploy?env=prod&v=2.3).',
+    options: [
+      { text: 'Approve ✅', value: 'approve' },
+      { text: 'Reject', value: 'reject' },
+    ],
+    mode: 'onUserAction',
+    timeoutMinutes: 60,
+    createdAt,
+    expiresAt: createdAt + 60 * 60_000,
+    finishedAt: null,
+    externalReferenceId: null,
+    sender: { userId: 'usr_alice', name: 'Alice Doe' },
+    callback: null,
+    recipients: [recipient(null)],
+    ...overrides,
+  };
+}
+
+const openView = requestView(request(), bob);
+
+describe('slackMessage', () => {
+  it('renders an open interactive message: mrkdwn section, one button per option, footer', () => {
+    expect(slackMessage(openView)).toEqual({
+      text: 'Deploy v2.3 to production?\n\n- api\n- web\n\nSee the runbook (https://wiki.example.com/deploy?env=prod&amp;v=2.3).',
+      blocks: [
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: 'Deploy *v2.3* to _production_?\n\n• `api`\n• `web`\n\nSee <https://wiki.example.com/deploy?env=prod&amp;v=2.3|the runbook>.',
+          },
+        },
+        {
+          type: 'actions',
+          block_id: 'chat-notify:req_0123456789abcdefABCDEF01',
+          elements: [
+            {
+              type: 'button',
+              action_id: 'option-0',
+              text: { type: 'plain_text', text: 'Approve ✅', emoji: true },
+              value: 'approve',
+            },
+            {
+              type: 'button',
+              action_id: 'option-1',
+              text: { type: 'plain_text', text: 'Reject', emoji: true },
+              value: 'reject',
+            },
+          ],
+        },
+        {
+          type: 'context',
+          elements: [{ type: 'plain_text', text: openView.footer, emoji: true }],
+        },
+      ],
+    });
+    expect(openView.footer).toContain('Alice Doe');
+  });
+
+  it('leaves the buttons out once the choice is final, and shows it in the footer', () => {
+    const answered = requestView(request({ version: 2, recipients: [recipient('approve')] }), bob);
+    const { blocks } = slackMessage(answered);
+    expect(blocks.map((block) => block.type)).toEqual(['section', 'context']);
+    expect(JSON.stringify(blocks.at(-1))).toContain('Approve ✅');
+  });
+
+  it('leaves the buttons out at expiry, and says so in the footer', () => {
+    const expired = requestView(
+      request({ version: 2, status: 'finished', finishedAt: createdAt + 60 * 60_000 }),
+      bob,
+    );
+    const { blocks } = slackMessage(expired);
+    expect(blocks.map((block) => block.type)).toEqual(['section', 'context']);
+    expect(JSON.stringify(blocks.at(-1))).toMatch(/expired/);
+  });
+
+  it('keeps the buttons of a changeable answer and highlights the current choice', () => {
+    const changeable = requestView(request({ mode: 'onTimeout', recipients: [recipient('reject')] }), bob);
+    const actions = slackMessage(changeable).blocks.find((block) => block.type === 'actions');
+    expect(actions).toMatchObject({
+      elements: [{ value: 'approve' }, { value: 'reject', style: 'primary' }],
+    });
+    expect(actions && 'elements' in actions && actions.elements[0]).not.toHaveProperty('style');
+  });
+
+  it('renders a plain message as sections only', () => {
+    expect(slackMessage(plainView('notif_0123456789abcdefABCDEF01', 'Deploy *done*'))).toEqual({
+      text: 'Deploy done',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Deploy *done*' } }],
+    });
+  });
+
+  it('respects Block Kit limits for the largest message: sections of 3,000 at most, 50 blocks at most', () => {
+    const { blocks } = slackMessage(requestView(request({ message: '&'.repeat(4000) }), bob));
+    expect(blocks.length).toBeLessThanOrEqual(50);
+    const sections = blocks.flatMap((block) =>
+      block.type === 'section' && block.text ? [block.text.text] : [],
+    );
+    expect(sections.length).toBe(7);
+    for (const text of sections) expect(text.length).toBeLessThanOrEqual(3000);
+    expect(sections.join('')).toBe('&amp;'.repeat(4000));
+  });
+
+  it('shortens a button text longer than 75 code units at a character boundary', () => {
+    const label = '😀'.repeat(75);
+    const view = requestView(
+      request({
+        options: [
+          { text: label, value: 'a' },
+          { text: 'B', value: 'b' },
+        ],
+      }),
+      bob,
+    );
+    const actions = slackMessage(view).blocks.find((block) => block.type === 'actions');
+    const text = actions && 'elements' in actions ? JSON.stringify(actions.elements[0]) : '';
+    const shown = (JSON.parse(text) as { text: { text: string } }).text.text;
+    expect(shown.length).toBeLessThanOrEqual(75);
+    expect(shown).toBe(`${'😀'.repeat(37)}…`);
+  });
+
+  it('shows the source of a message that renders to nothing, so no section is empty', () => {
+    const { blocks } = slackMessage(plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))'));
+    expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '[](javascript:alert(1))' } }]);
+  });
+
+  it('names the request in the block id of the buttons, and nothing else', () => {
+    expect(requestIdOfBlock('chat-notify:req_0123456789abcdefABCDEF01')).toBe('req_0123456789abcdefABCDEF01');
+    expect(requestIdOfBlock('someone-elses-block')).toBeNull();
+  });
+
+  it('matches the Block Kit JSON shown in docs/slack.md', () => {
+    const docs = readFileSync(new URL('../../docs/slack.md', import.meta.url), 'utf8');
+    const json = /<!-- block-kit-example -->\s*```json\n([\s\S]*?)\n```/.exec(docs)?.[1];
+    expect(json).toBeDefined();
+    expect(JSON.parse(json ?? 'null')).toEqual(slackMessage(openView));
+  });
+});

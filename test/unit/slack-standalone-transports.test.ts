@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { LogFields, Logger } from '../../core/ports/logger.js';
+import { chatTransports } from '../../examples/standalone/chat-transports.js';
+
+const seed = {
+  organizations: [
+    { id: 'acme', name: 'Acme', slack: { teamId: 'T0ACME', botToken: 'xoxb-acme' }, users: [] },
+    { id: 'globex', name: 'Globex', users: [] },
+  ],
+};
+
+function logger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return {
+    warnings,
+    debug() {},
+    info() {},
+    warn(message: string, _fields?: LogFields) {
+      warnings.push(message);
+    },
+    error() {},
+  };
+}
+
+const platforms = async (settings: Parameters<typeof chatTransports>[0], from: unknown = seed) =>
+  (await chatTransports(settings, from, logger())).map((transport) => transport.platform);
+
+describe('chat transports of the standalone host (DECISIONS §9, §11)', () => {
+  it('uses the inbox alone when no other platform is configured', async () => {
+    expect(await platforms({})).toEqual(['inbox']);
+  });
+
+  it('uses Slack alone once SLACK_SIGNING_SECRET is set', async () => {
+    expect(await platforms({ SLACK_SIGNING_SECRET: 'secret' })).toEqual(['slack']);
+  });
+
+  it('lets NOTIFY_INBOX force the inbox on beside Slack, or off', async () => {
+    expect(await platforms({ SLACK_SIGNING_SECRET: 'secret', NOTIFY_INBOX: true })).toEqual([
+      'slack',
+      'inbox',
+    ]);
+    expect(await platforms({ NOTIFY_INBOX: false })).toEqual([]);
+  });
+
+  it('refuses a seed whose Slack installation is malformed', async () => {
+    const broken = { organizations: [{ id: 'acme', slack: { teamId: 'T0ACME' } }] };
+    await expect(platforms({ SLACK_SIGNING_SECRET: 'secret' }, broken)).rejects.toThrow(/Invalid seed/);
+  });
+
+  it('warns when Slack is on but no organization has an installation', async () => {
+    const log = logger();
+    await chatTransports({ SLACK_SIGNING_SECRET: 'secret' }, { organizations: [{ id: 'globex' }] }, log);
+    expect(log.warnings).toEqual([
+      expect.stringContaining('no organization of the seed has a "slack" installation'),
+    ]);
+  });
+});

@@ -1,0 +1,294 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type SlackTransport,
+  type SlackTransportOptions,
+  slackTransport,
+} from '../../adapters/chat/slack/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { LogFields, Logger } from '../../core/ports/logger.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+import { requestView } from '../../core/request/message-view.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { manualClock } from '../support/manual-clock.js';
+import { testSigningSecret } from '../support/slack-signing.js';
+import {
+  acmeWorkspace,
+  dmChannelOf,
+  fastRetry,
+  globexWorkspace,
+  slackIdOf,
+  testInstallations,
+} from '../support/slack-workspace.js';
+import { numberedUsers, testKeys, testSeed } from '../support/test-seed.js';
+
+const team = 'T0ACME';
+const bob = 'bob@acme.test';
+const carol = 'carol@acme.test';
+
+/** A logger that keeps its lines, to check what operators are told. */
+function recordingLogger(): Logger & { lines: { level: string; message: string; fields?: LogFields }[] } {
+  const lines: { level: string; message: string; fields?: LogFields }[] = [];
+  const log =
+    (level: string) =>
+    (message: string, fields?: LogFields): void => {
+      lines.push({ level, message, ...(fields ? { fields } : {}) });
+    };
+  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+interface World {
+  slack: FakeSlack;
+  transport: SlackTransport;
+  notifier: Notifier;
+  storage: StoragePorts;
+  logger: ReturnType<typeof recordingLogger>;
+  send(body: unknown, idempotencyKey?: string): Promise<{ status: number; json: Record<string, unknown> }>;
+}
+
+describe('Slack transport against a fake Slack Web API', () => {
+  let world: World | undefined;
+
+  afterEach(async () => {
+    if (!world) return;
+    await world.notifier.stop();
+    expect(world.slack.violations).toEqual([]);
+    await world.slack.close();
+    world = undefined;
+  });
+
+  async function start(options: Partial<SlackTransportOptions> = {}): Promise<World> {
+    const slack = await startFakeSlack([acmeWorkspace(), globexWorkspace()]);
+    const clock = manualClock();
+    const logger = recordingLogger();
+    const transport = slackTransport({
+      signingSecret: testSigningSecret,
+      apiUrl: slack.apiUrl,
+      installation: testInstallations,
+      retry: fastRetry,
+      clock,
+      logger,
+      ...options,
+    });
+    const storage = memoryStorage({ clock });
+    const notifier = createNotifier({
+      storage,
+      transports: [transport],
+      clock,
+      rateLimits: {
+        perKey: { burst: 1000, perSecond: 1000 },
+        perOrganization: { burst: 1000, perSecond: 1000 },
+      },
+    });
+    await notifier.seed(testSeed);
+    world = {
+      slack,
+      transport,
+      notifier,
+      storage,
+      logger,
+      async send(body, idempotencyKey) {
+        const response = await notifier.handle({
+          method: 'POST',
+          url: '/api/notify',
+          headers: {
+            'x-api-key': testKeys.alice,
+            'content-type': 'application/json',
+            ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+          },
+          body: [Buffer.from(JSON.stringify(body))],
+          clientAddress: '127.0.0.1',
+        });
+        return {
+          status: response?.status ?? 0,
+          json: JSON.parse(response?.body ?? '{}') as Record<string, unknown>,
+        };
+      },
+    };
+    return world;
+  }
+
+  const interactive = (emails: string[]) => ({
+    user_emails: emails,
+    message: 'Deploy *v2*?',
+    response_request: {
+      options: [
+        { text: 'Approve', value: 'approve' },
+        { text: 'Reject', value: 'reject' },
+      ],
+      timeout_minutes: 60,
+    },
+  });
+
+  it('reaches a user by email, opens the direct-message channel and posts there with the bot token', async () => {
+    const { slack, send } = await start();
+    expect((await send({ user_emails: [bob], message: 'Hello *Bob*' })).status).toBe(200);
+    expect(slack.calls.map((call) => [call.method, call.teamId])).toEqual([
+      ['users.lookupByEmail', team],
+      ['conversations.open', team],
+      ['chat.postMessage', team],
+    ]);
+    expect(slack.callsTo('users.lookupByEmail')[0]?.params).toEqual({ email: bob });
+    expect(slack.callsTo('conversations.open')[0]?.params).toEqual({ users: slackIdOf(bob) });
+    expect(slack.callsTo('chat.postMessage')[0]?.params).toMatchObject({
+      channel: dmChannelOf(team, bob),
+      text: 'Hello Bob',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Hello *Bob*' } }],
+    });
+  });
+
+  it('uses the workspace of the organization: another organization, another token', async () => {
+    const { slack, notifier } = await start();
+    const response = await notifier.handle({
+      method: 'POST',
+      url: '/api/notify',
+      headers: { 'x-api-key': testKeys.gina, 'content-type': 'application/json' },
+      body: [Buffer.from(JSON.stringify({ user_emails: ['gina@globex.test'], message: 'Hi' }))],
+      clientAddress: '127.0.0.1',
+    });
+    expect(response?.status).toBe(200);
+    expect(new Set(slack.calls.map((call) => call.teamId))).toEqual(new Set(['T0GLOBEX']));
+    expect(slack.messagesOf('T0GLOBEX', slackIdOf('gina@globex.test'))).toHaveLength(1);
+  });
+
+  it('looks each user up once, then from the cache', async () => {
+    const { slack, send } = await start();
+    expect((await send({ user_emails: [bob, carol], message: 'one' })).status).toBe(200);
+    expect((await send({ user_emails: [bob, carol], message: 'two' })).status).toBe(200);
+    expect(slack.callsTo('users.lookupByEmail')).toHaveLength(2);
+    expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['one', 'two']);
+  });
+
+  it('does not reach a user who is not in the workspace, or is deactivated: both are named in the 500', async () => {
+    const { slack, send } = await start();
+    slack.removeUser(team, slackIdOf(bob));
+    slack.deactivate(team, slackIdOf(carol));
+    const answer = await send({ user_emails: [bob, carol, 'dave@acme.test'], message: 'Hello' });
+    expect(answer.status).toBe(500);
+    expect(answer.json.details).toContain(bob);
+    expect(answer.json.details).toContain(carol);
+    expect(answer.json.details).not.toContain('dave@acme.test');
+    expect(slack.callsTo('conversations.open').map((call) => call.params.users)).toEqual([
+      slackIdOf('dave@acme.test'),
+    ]);
+  });
+
+  it('does not reach anyone of an organization without an installation, and calls Slack for none of them', async () => {
+    const { slack, send } = await start({ installation: () => null });
+    const answer = await send({ user_emails: [bob], message: 'Hello' });
+    expect(answer.status).toBe(500);
+    expect(answer.json.details).toContain(bob);
+    expect(slack.calls).toEqual([]);
+  });
+
+  it('counts a token Slack refuses as a failed delivery, not as a user who is not on Slack', async () => {
+    const { slack, send } = await start({ installation: () => ({ teamId: team, botToken: 'xoxb-revoked' }) });
+    const answer = await send({ user_emails: [bob], message: 'Hello' });
+    expect(answer.status).toBe(500);
+    expect(answer.json.details).toContain(bob);
+    expect(slack.calls.map((call) => [call.method, call.teamId])).toEqual([['users.lookupByEmail', null]]);
+  });
+
+  it('looks a cached user up again once Slack says the account is deactivated', async () => {
+    const { slack, send } = await start();
+    expect((await send({ user_emails: [bob], message: 'one' })).status).toBe(200);
+    slack.deactivate(team, slackIdOf(bob));
+    const failed = await send({ user_emails: [bob], message: 'two' });
+    expect(failed.status).toBe(500);
+    expect(failed.json.details).toContain(bob);
+    expect(slack.callsTo('users.lookupByEmail')).toHaveLength(2);
+    const again = await send({ user_emails: [bob], message: 'three' });
+    expect(again.status).toBe(500);
+    // The cache now says bob is not on Slack: no further attempt to open a channel with him.
+    expect(slack.callsTo('conversations.open')).toHaveLength(2);
+    expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['one']);
+  });
+
+  it('follows a user whose account was replaced under the same address', async () => {
+    const { slack, send } = await start();
+    expect((await send({ user_emails: [bob], message: 'one' })).status).toBe(200);
+    slack.removeUser(team, slackIdOf(bob));
+    slack.addUser(team, { id: 'U0NEWBOB', email: bob });
+    expect((await send({ user_emails: [bob], message: 'two' })).status).toBe(200);
+    expect(slack.messagesOf(team, 'U0NEWBOB').map((message) => message.text)).toEqual(['two']);
+  });
+
+  it("waits out Slack's 429 for its Retry-After, then delivers", async () => {
+    const { slack, send, logger } = await start();
+    slack.inject('chat.postMessage', { kind: 'rate-limited', retryAfterSeconds: 1 });
+    expect((await send({ user_emails: [bob], message: 'Hello' })).status).toBe(200);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
+    expect(logger.lines).toContainEqual({
+      level: 'warn',
+      message: 'Slack rate limit: waiting before retrying',
+      fields: { retryAfterSeconds: 1, method: 'chat.postMessage' },
+    });
+  });
+
+  it('gives up after the bounded retries, names the recipient in the 500, and a retry delivers only the missing copy', async () => {
+    const { slack, send } = await start();
+    slack.inject('chat.postMessage', { kind: 'http-error', status: 503 }, 2, {
+      channel: dmChannelOf(team, carol),
+    });
+    const first = await send(interactive([bob, carol]), 'retry-me');
+    expect(first.status).toBe(500);
+    expect(first.json.details).toContain(carol);
+    expect(first.json.details).not.toContain(bob);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(3);
+
+    const second = await send(interactive([bob, carol]), 'retry-me');
+    expect(second.status).toBe(200);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
+    expect(slack.messagesOf(team, slackIdOf(carol))).toHaveLength(1);
+  });
+
+  it('counts a lookup that fails for a passing reason as a failed delivery: named in the 500, reached on retry', async () => {
+    const { slack, send } = await start();
+    slack.inject('users.lookupByEmail', { kind: 'http-error', status: 502 }, 2, { email: carol });
+    const first = await send({ user_emails: [bob, carol], message: 'Hello' }, 'lookup-retry');
+    expect(first.status).toBe(500);
+    expect(first.json.details).toContain(carol);
+    expect(first.json.details).not.toContain(bob);
+    const second = await send({ user_emails: [bob, carol], message: 'Hello' }, 'lookup-retry');
+    expect(second.status).toBe(200);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
+    expect(slack.messagesOf(team, slackIdOf(carol))).toHaveLength(1);
+  });
+
+  it('fans out to 50 recipients in parallel, never more calls at once than the concurrency limit', async () => {
+    const { slack, send } = await start({ concurrency: 4 });
+    slack.setLatency(15);
+    const recipients = numberedUsers.slice(0, 50);
+    expect((await send({ user_emails: recipients, message: 'All hands' })).status).toBe(200);
+    for (const email of recipients) expect(slack.messagesOf(team, slackIdOf(email))).toHaveLength(1);
+    expect(slack.peakConcurrency()).toBeLessThanOrEqual(4);
+    expect(slack.peakConcurrency()).toBeGreaterThan(1);
+  });
+
+  it('throws when an update fails, and applies it when tried again', async () => {
+    const { slack, send, transport, storage } = await start();
+    const sent = await send(interactive([bob]));
+    const requestId = sent.json.request_id as string;
+    const [copy] = await storage.deliveries.listDeliveries(requestId);
+    const request = await storage.requests.getRequest(requestId);
+    if (!copy || !request) throw new Error('no copy delivered');
+    const organization = { id: 'acme', name: 'Acme Inc' };
+    const address = { installationId: team, userRef: slackIdOf(bob) };
+    const finished = requestView(
+      { ...request, version: request.version + 1, status: 'finished', finishedAt: 0 },
+      bob,
+    );
+    const update = () =>
+      transport.update({ organization, recipient: bob, address, message: finished }, copy.ref);
+
+    slack.inject('chat.update', { kind: 'error', error: 'internal_error' });
+    await expect(update()).rejects.toThrow(/internal_error/);
+    expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).toHaveLength(2);
+
+    await update();
+    const [message] = slack.messagesOf(team, slackIdOf(bob));
+    expect(message?.buttons).toEqual([]);
+    expect(message?.footer).toMatch(/expired/);
+  });
+});
