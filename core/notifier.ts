@@ -30,6 +30,7 @@ import { authenticate } from './use-cases/authenticate.js';
 import { applyClick } from './use-cases/click.js';
 import { updateCopies } from './use-cases/deliver-copies.js';
 import { readStatus } from './use-cases/read-status.js';
+import { runRefresh, scheduleRefresh } from './use-cases/refresh-copies.js';
 import { replayCallback } from './use-cases/replay-callback.js';
 import { applySeed } from './use-cases/seed.js';
 
@@ -126,13 +127,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async runCommands(request, commands) {
       for (const command of commands) {
         if (command.type === 'update-messages') {
-          await updateCopies(
+          const failed = await updateCopies(
             context,
             request.organizationId,
             request.id,
             command.recipients,
             requestViews(request),
           );
+          if (failed > 0) await scheduleRefresh(context, request.id);
         }
         if (command.type === 'enqueue-callback') context.dueWork.poke();
       }
@@ -155,6 +157,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         logger.warn('callback dropped: no callback transport configured', { requestId: item.requestId });
         return { done: true };
       },
+      refresh: (item) => runRefresh(context, item),
     },
   });
 

@@ -1,5 +1,9 @@
 /** The kinds of durable, scheduled work. */
-export type DueWorkKind = 'timeout' | 'callback';
+/**
+ * `timeout`: a request's expiry; `callback`: an attempt at its completion callback; `refresh`: a
+ * retry of the message updates that failed on a chat platform.
+ */
+export type DueWorkKind = 'timeout' | 'callback' | 'refresh';
 
 /** A piece of work to run at or after `runAt`, stored durably and claimed by exactly one worker. */
 export interface DueItem {
@@ -23,3 +27,5 @@ export interface ClaimedDueItem extends DueItem {
 export const timeoutItemId = (requestId: string): string => `timeout:${requestId}`;
 /** Id of the completion-callback item of a request. */
 export const callbackItemId = (requestId: string): string => `callback:${requestId}`;
+/** Id of the pending message refresh of a request. */
+export const refreshItemId = (requestId: string): string => `refresh:${requestId}`;

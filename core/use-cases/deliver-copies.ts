@@ -85,8 +85,9 @@ export async function deliverCopies(
 }
 
 /**
- * Replaces every delivered copy of a send for the given recipients with a fresh view. Failures are
- * logged, not thrown: the state is already stored, and a stale copy must not undo a click.
+ * Replaces every delivered copy of a send for the given recipients with a fresh view, and answers
+ * how many copies could not be updated. Failures are logged, not thrown: the state is already
+ * stored, and a platform that is down must not undo a click; the caller schedules a refresh.
  */
 export async function updateCopies(
   context: CoreContext,
@@ -94,37 +95,40 @@ export async function updateCopies(
   sendId: string,
   recipientKeys: readonly string[],
   viewFor: (recipientKey: string) => MessageView,
-): Promise<void> {
+): Promise<number> {
   const { directory, deliveries } = context.storage;
   const [organization, users, copies] = await Promise.all([
     directory.getOrganization(organizationId),
     directory.findUsersByEmail(organizationId, recipientKeys),
     deliveries.listDeliveries(sendId),
   ]);
-  if (!organization) return;
+  if (!organization) return 0;
   const wanted = new Set(recipientKeys);
   const userByKey = new Map(users.map((user) => [normalizeEmail(user.email), user]));
-  await Promise.all(
+  const updated = await Promise.all(
     copies
       .filter((copy) => wanted.has(copy.recipient))
       .map(async (copy) => {
         const transport = context.transports.find((t) => t.platform === copy.platform);
         const user = userByKey.get(copy.recipient);
-        if (!transport || !user) return;
+        if (!transport || !user) return true;
         try {
           const address = await transport.address(user, organization);
-          if (!address) return;
+          if (!address) return true;
           await transport.update(
             { organization, recipient: copy.recipient, address, message: viewFor(copy.recipient) },
             copy.ref,
           );
+          return true;
         } catch (error) {
-          context.logger.error('could not update a delivered message', {
+          context.logger.warn('could not update a delivered message; it is refreshed later', {
             sendId,
             platform: copy.platform,
             error: String(error),
           });
+          return false;
         }
       }),
   );
+  return updated.filter((ok) => !ok).length;
 }

@@ -74,7 +74,11 @@ function setup(
     clock: vt.clock,
     logger,
     scheduler,
-    handlers: { timeout: record(options.timeout), callback: record(options.callback) },
+    handlers: {
+      timeout: record(options.timeout),
+      callback: record(options.callback),
+      refresh: record(undefined),
+    },
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),

@@ -514,6 +514,9 @@ describe('request machine with the due-work runner, in virtual time', () => {
           callbacks.push({ requestId: item.requestId, at: vt.clock.now() });
           return { done: true };
         },
+        async refresh() {
+          return { done: true };
+        },
       },
     });
     runners.push(runner);

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { ChatTransport } from '../../core/adapter-kit.js';
+import { createNotifier } from '../../core/index.js';
+import { manualClock } from '../support/manual-clock.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+
+/**
+ * The inbox, whose updates fail while `down` is set: stands in for a chat platform (Slack, Teams)
+ * that is briefly unreachable, which cannot be produced here.
+ */
+function outageTransport(inner: ChatTransport) {
+  const state = { down: false, failedUpdates: 0 };
+  const transport: ChatTransport = {
+    platform: inner.platform,
+    routes: inner.routes,
+    address: (user, organization) => inner.address(user, organization),
+    connect: (sink) => inner.connect(sink),
+    deliver: (delivery) => inner.deliver(delivery),
+    async update(delivery, ref) {
+      if (state.down) {
+        state.failedUpdates += 1;
+        throw new Error('platform unavailable');
+      }
+      return inner.update(delivery, ref);
+    },
+  };
+  return { transport, state };
+}
+
+async function setup() {
+  const clock = manualClock(Date.parse('2026-11-23T10:00:00.000Z'));
+  const storage = memoryStorage({ clock });
+  const { transport, state } = outageTransport(inboxTransport({ clock }));
+  const notifier = createNotifier({ storage, clock, transports: [transport] });
+  await notifier.seed(testSeed);
+  const sent = await notifier.handle({
+    method: 'POST',
+    url: '/api/notify',
+    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+    body: [
+      JSON.stringify({
+        user_emails: ['bob@acme.test'],
+        message: 'Ship it?',
+        response_request: {
+          options: [
+            { text: 'Yes', value: 'yes' },
+            { text: 'No', value: 'no' },
+          ],
+          timeout_minutes: 60,
+        },
+      }),
+    ],
+    clientAddress: '127.0.0.1',
+  });
+  const requestId = (JSON.parse(String(sent?.body)) as { request_id: string }).request_id;
+  const inboxOf = async (email: string) => {
+    const listed = await notifier.handle({
+      method: 'GET',
+      url: `/inbox/api/messages?email=${email}`,
+      headers: {},
+      body: null,
+      clientAddress: '127.0.0.1',
+    });
+    return JSON.parse(String(listed?.body)) as {
+      selected: string | null;
+      buttons: { disabled: boolean }[];
+    }[];
+  };
+  return { clock, storage, notifier, state, requestId, inboxOf };
+}
+
+describe('a failed message update is retried as durable due work', () => {
+  it('schedules a refresh when an update fails, and the refresh brings the copy up to date', async () => {
+    const { clock, storage, notifier, state, requestId, inboxOf } = await setup();
+    state.down = true;
+    expect(await notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' })).toBe('accepted');
+    expect(state.failedUpdates).toBe(1);
+    expect((await inboxOf('bob@acme.test'))[0]?.selected).toBeNull(); // the copy still shows the old state
+    expect(await storage.dueWork.nextRunAt()).toBeLessThanOrEqual(clock.now() + 6_000);
+
+    state.down = false;
+    clock.advance(6_000);
+    expect(await notifier.runDueWork()).toBe(1);
+    const [copy] = await inboxOf('bob@acme.test');
+    expect(copy?.selected).toBe('yes');
+    expect(copy?.buttons.every((button) => button.disabled)).toBe(true);
+    // Done, and the request finished with Bob's answer: no work is left.
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
+  });
+
+  it('tries again on a schedule while the platform stays down, then gives up', async () => {
+    const { clock, storage, notifier, state, requestId } = await setup();
+    state.down = true;
+    await notifier.click({ requestId, recipient: 'bob@acme.test', value: 'no' });
+    let refreshes = 0;
+    for (let round = 0; round < 10; round += 1) {
+      const next = await storage.dueWork.nextRunAt();
+      if (next === null) break;
+      clock.advance(next - clock.now());
+      refreshes += await notifier.runDueWork();
+    }
+    // One try per step of the schedule (5 s, 30 s, 2 min, 10 min, 30 min, 1 h), then it stops.
+    expect(refreshes).toBe(6);
+    expect(state.failedUpdates).toBe(1 + refreshes);
+    await notifier.stop();
+  });
+});
