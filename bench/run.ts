@@ -7,13 +7,14 @@ import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { createNotifier } from '../core/notifier.js';
 import { notifyRequestSchema } from '../core/schemas/notify-request.js';
 import { testKeys, testSeed } from '../test/support/test-seed.js';
+import { benchmarkMarkdown } from './markdown.js';
 import { opsPerSecond, report } from './measure.js';
 
 const unlimited = { burst: 1e12, perSecond: 1e12 };
 const storage = memoryStorage();
 const notifier = createNotifier({
   storage,
-  transports: [inboxTransport({ store: storage.inbox })],
+  transports: [inboxTransport()],
   rateLimits: { perKey: unlimited, perOrganization: unlimited },
 });
 await notifier.seed(testSeed);
@@ -92,3 +93,6 @@ report(
   emptyClaim,
 );
 await notifier.stop();
+
+console.log('');
+await benchmarkMarkdown();
