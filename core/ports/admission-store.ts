@@ -55,5 +55,5 @@ export interface AdmissionStore {
    * Atomicity and round trips are the adapter's: memory and Redis decide in one atomic step (Redis in
    * one round trip); MongoDB composes its directory and rate-limit operations (see its adapter).
    */
-  admit(request: AdmissionRequest): Promise<Admission>;
+  admit: (request: AdmissionRequest) => Promise<Admission>;
 }

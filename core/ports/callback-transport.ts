@@ -1,7 +1,7 @@
 /** Resolves host names; injectable so that tests can stand in for DNS. */
 export interface HostResolver {
   /** Every A and AAAA address of the host; empty when it does not resolve. Rejects on timeout. */
-  resolve(hostname: string): Promise<string[]>;
+  resolve: (hostname: string) => Promise<string[]>;
 }
 
 /** One signed attempt to deliver a completion callback. */
@@ -35,5 +35,5 @@ export interface CallbackTransport {
    */
   allowInsecure: boolean;
   /** Signs and sends one attempt. Must re-resolve the host, refuse non-public addresses and connect to the address it checked. */
-  send(attempt: CallbackAttempt): Promise<CallbackAttemptResult>;
+  send: (attempt: CallbackAttempt) => Promise<CallbackAttemptResult>;
 }

@@ -40,9 +40,9 @@ export type ClickOutcome = 'accepted' | 'final' | 'finished' | 'unknown-option' 
 /** The core as a transport sees it: where clicks go, who the users are, and where to keep state. */
 export interface ChatSink {
   /** Applies a click and resolves once it is stored and the messages are being updated. */
-  click(click: Click): Promise<ClickOutcome>;
+  click: (click: Click) => Promise<ClickOutcome>;
   /** Every user the core knows, for transports that list them (the inbox page). */
-  listUsers(): Promise<User[]>;
+  listUsers: () => Promise<User[]>;
   /**
    * This transport's own storage (message references, user-id caches, installations), on the
    * notifier's storage and shared by every instance on it. Its keys are this platform's alone:
@@ -64,17 +64,17 @@ export interface ChatTransport {
    * the platform; a rejection (the platform unreachable) counts as a failed delivery on this
    * platform, so a retry of the send tries again.
    */
-  address(user: User, organization: Organization): ChatAddress | null | Promise<ChatAddress | null>;
+  address: (user: User, organization: Organization) => ChatAddress | null | Promise<ChatAddress | null>;
   /** Sends a new message; answers the reference needed to update it later. */
-  deliver(delivery: ChatDelivery): Promise<DeliveryRef>;
+  deliver: (delivery: ChatDelivery) => Promise<DeliveryRef>;
   /**
    * Replaces a delivered copy with a new view. Views can arrive out of order when several instances
    * update one request: a copy already showing a higher `message.version` is left as it is.
    * Applying the same view twice changes nothing.
    */
-  update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void>;
+  update: (delivery: ChatDelivery, ref: DeliveryRef) => Promise<void>;
   /** Endpoints this platform needs mounted (clicks, pages). */
   readonly routes: readonly Route[];
   /** Called once when the notifier is created, before any route is served. */
-  connect(sink: ChatSink): void;
+  connect: (sink: ChatSink) => void;
 }

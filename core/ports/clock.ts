@@ -1,7 +1,7 @@
 /** The source of time. Injected so that tests can run in virtual time. */
 export interface Clock {
   /** Epoch milliseconds. */
-  now(): number;
+  now: () => number;
 }
 
 /** The wall clock. */

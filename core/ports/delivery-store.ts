@@ -16,7 +16,7 @@ export interface DeliveryRecord {
 /** Which copies of each send were delivered: to update them later, and to resume a failed send. */
 export interface DeliveryStore {
   /** Records a delivered copy. Recording the same (sendId, recipient, platform) again replaces it. */
-  addDelivery(delivery: DeliveryRecord): Promise<void>;
+  addDelivery: (delivery: DeliveryRecord) => Promise<void>;
   /** The copies of a send, in the order they were recorded. */
-  listDeliveries(sendId: string): Promise<DeliveryRecord[]>;
+  listDeliveries: (sendId: string) => Promise<DeliveryRecord[]>;
 }

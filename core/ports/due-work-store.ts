@@ -6,16 +6,16 @@ import type { ClaimedDueItem, DueItem } from '../domain/due-work.js';
  */
 export interface DueWorkStore {
   /** Adds items, replacing any with the same id. */
-  enqueue(items: readonly DueItem[]): Promise<void>;
+  enqueue: (items: readonly DueItem[]) => Promise<void>;
   /**
    * Claims up to `limit` items whose `runAt` is at most `now` and that no live lease holds, leasing
    * each until `now + leaseMs`.
    */
-  claim(now: number, limit: number, leaseMs: number): Promise<ClaimedDueItem[]>;
+  claim: (now: number, limit: number, leaseMs: number) => Promise<ClaimedDueItem[]>;
   /** Removes a claimed item; does nothing when the lease was lost to another worker. */
-  complete(item: ClaimedDueItem): Promise<void>;
+  complete: (item: ClaimedDueItem) => Promise<void>;
   /** Moves a claimed item to `runAt` with `attempt` + 1 and frees its lease; nothing when the lease was lost. */
-  reschedule(item: ClaimedDueItem, runAt: number): Promise<void>;
+  reschedule: (item: ClaimedDueItem, runAt: number) => Promise<void>;
   /** When the next item becomes claimable (its runAt, or the end of its lease), or null when empty. */
-  nextRunAt(): Promise<number | null>;
+  nextRunAt: () => Promise<number | null>;
 }

@@ -14,9 +14,9 @@ export interface FailedCallback {
 /** Callbacks that could not be delivered. */
 export interface FailedCallbackStore {
   /** Records a failure, replacing an earlier one of the same request. */
-  add(failure: FailedCallback): Promise<void>;
+  add: (failure: FailedCallback) => Promise<void>;
   /** Failures, oldest first; of one organization when given. */
-  list(organizationId?: string): Promise<FailedCallback[]>;
+  list: (organizationId?: string) => Promise<FailedCallback[]>;
   /** Removes and answers the failure of a request, or null (so that exactly one replay takes it). */
-  take(requestId: string): Promise<FailedCallback | null>;
+  take: (requestId: string) => Promise<FailedCallback | null>;
 }

@@ -43,14 +43,14 @@ export interface IdempotencyStore {
    * `busy`. Failed, or running with an expired lease: takes it over (new lease) and answers
    * `acquired` with the send id it holds, so that every attempt of one key sends under one id.
    */
-  acquire(
+  acquire: (
     scope: IdempotencyScope,
     fingerprint: string,
     sendId: string,
     timing: IdempotencyTiming,
-  ): Promise<IdempotencyAcquisition>;
+  ) => Promise<IdempotencyAcquisition>;
   /** Stores the final answer; repeats replay it until the record expires. */
-  complete(scope: IdempotencyScope, response: StoredResponse): Promise<void>;
+  complete: (scope: IdempotencyScope, response: StoredResponse) => Promise<void>;
   /** Ends the running attempt without an answer; the next repeat resumes it. */
-  fail(scope: IdempotencyScope): Promise<void>;
+  fail: (scope: IdempotencyScope) => Promise<void>;
 }

@@ -3,10 +3,10 @@ export type LogFields = Record<string, unknown>;
 
 /** Where the library reports what it does. Each method must not throw. */
 export interface Logger {
-  debug(message: string, fields?: LogFields): void;
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
+  debug: (message: string, fields?: LogFields) => void;
+  info: (message: string, fields?: LogFields) => void;
+  warn: (message: string, fields?: LogFields) => void;
+  error: (message: string, fields?: LogFields) => void;
 }
 
 /** A logger that drops everything. */

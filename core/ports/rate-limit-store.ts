@@ -12,5 +12,5 @@ export interface RateLimitStore {
    * is 0), takes `cost` from each and answers null; otherwise takes nothing and answers the index of
    * the first bucket that was short. The store's own clock decides the refill.
    */
-  take(buckets: readonly BucketSpec[], cost: number): Promise<number | null>;
+  take: (buckets: readonly BucketSpec[], cost: number) => Promise<number | null>;
 }

@@ -15,13 +15,13 @@ export interface RequestStore {
    * Inserts a new request (version 0) and applies `due` in the same atomic step, so a stored request
    * always has its timeout scheduled. Throws when the id exists.
    */
-  createRequest(request: InteractiveRequest, due: DueWorkChanges): Promise<void>;
+  createRequest: (request: InteractiveRequest, due: DueWorkChanges) => Promise<void>;
   /** The request, or null. */
-  getRequest(id: string): Promise<InteractiveRequest | null>;
+  getRequest: (id: string) => Promise<InteractiveRequest | null>;
   /**
    * Replaces the stored request with `next` only when the stored version equals `expectedVersion`
    * (`next.version` is `expectedVersion + 1`), applying `due` in the same atomic step. Returns
    * false, changing nothing, when another writer got there first.
    */
-  updateRequest(next: InteractiveRequest, expectedVersion: number, due: DueWorkChanges): Promise<boolean>;
+  updateRequest: (next: InteractiveRequest, expectedVersion: number, due: DueWorkChanges) => Promise<boolean>;
 }
