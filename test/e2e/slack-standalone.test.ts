@@ -11,7 +11,7 @@ const apiKey = 'cnk_slack_standalone_alice_000000000001';
 const bob = 'bob@acme.test';
 const team = acmeWorkspace().teamId;
 
-/** A seed whose organization names its Slack workspace, as DECISIONS §11 describes. */
+/** A seed whose organization names its Slack workspace, as docs/slack.md describes. */
 const seed = {
   organizations: [
     {

@@ -25,7 +25,7 @@ function logger(): Logger & { warnings: string[] } {
 const platforms = async (settings: Parameters<typeof chatTransports>[0], from: unknown = seed) =>
   (await chatTransports(settings, from, logger())).map((transport) => transport.platform);
 
-describe('chat transports of the standalone host (DECISIONS §9, §11)', () => {
+describe('chat transports of the standalone host (README.md#the-standalone-service, docs/slack.md)', () => {
   it('uses the inbox alone when no other platform is configured', async () => {
     expect(await platforms({})).toEqual(['inbox']);
   });

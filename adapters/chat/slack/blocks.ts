@@ -27,7 +27,7 @@ export interface SlackMessage {
 }
 
 /**
- * The Block Kit message of a view (DECISIONS §11): the text as mrkdwn sections, for an interactive
+ * The Block Kit message of a view (docs/slack.md): the text as mrkdwn sections, for an interactive
  * message with open buttons an `actions` block with one button per option (the current choice
  * highlighted), and a `context` footer. Once the buttons are closed they are left out, and the
  * footer tells the choice or the expiry.

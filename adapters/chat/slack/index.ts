@@ -1,6 +1,6 @@
 /**
  * The Slack transport (`chat-notify/slack`): direct messages with Block Kit buttons through the
- * official Web API client, clicks through `POST /slack/interactivity` (DECISIONS §11).
+ * official Web API client, clicks through `POST /slack/interactivity` (docs/slack.md).
  */
 export type { SlackMessage } from './blocks.js';
 export { slackMessage } from './blocks.js';

@@ -78,7 +78,7 @@ async function openDirectMessage(client: WebClient, userId: string): Promise<str
 }
 
 /**
- * A chat transport for Slack (DECISIONS §11): each organization's users are reached in its
+ * A chat transport for Slack (docs/slack.md): each organization's users are reached in its
  * workspace by email, as direct messages from the app's bot, with Block Kit buttons whose clicks
  * come back to `POST /slack/interactivity`. Everything it keeps (user ids, records of delivered
  * messages) lives in the notifier's storage, so any number of instances can serve one app.
