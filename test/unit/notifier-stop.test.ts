@@ -3,7 +3,8 @@ import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import type { RequestStore } from '../../core/ports/request-store.js';
-import { testKeys, testSeed } from '../support/test-seed.js';
+import { sendInteractive } from '../support/send-interactive.js';
+import { testSeed } from '../support/test-seed.js';
 
 /** A transport that accepts every delivery and keeps nothing: this test is about the core's writes. */
 const nullTransport: ChatTransport = {
@@ -33,26 +34,7 @@ describe('notifier.stop', () => {
     };
     const notifier = createNotifier({ storage: { ...storage, requests }, transports: [nullTransport] });
     await notifier.seed(testSeed);
-    const sent = await notifier.handle({
-      method: 'POST',
-      url: '/api/notify',
-      headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-      body: [
-        JSON.stringify({
-          user_emails: ['bob@acme.test'],
-          message: 'Ship it?',
-          response_request: {
-            options: [
-              { text: 'Yes', value: 'yes' },
-              { text: 'No', value: 'no' },
-            ],
-            timeout_minutes: 5,
-          },
-        }),
-      ],
-      clientAddress: '127.0.0.1',
-    });
-    const requestId = (JSON.parse(String(sent?.body)) as { request_id: string }).request_id;
+    const requestId = await sendInteractive(notifier, ['bob@acme.test'], 5);
 
     const click = notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' });
     while (writes === 0) await new Promise((resolve) => setTimeout(resolve, 1));

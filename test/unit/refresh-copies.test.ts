@@ -4,7 +4,8 @@ import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport } from '../../core/adapter-kit.js';
 import { createNotifier } from '../../core/index.js';
 import { manualClock } from '../support/manual-clock.js';
-import { testKeys, testSeed } from '../support/test-seed.js';
+import { sendInteractive } from '../support/send-interactive.js';
+import { testSeed } from '../support/test-seed.js';
 
 /**
  * The inbox, whose updates fail while `down` is set: stands in for a chat platform (Slack, Teams)
@@ -35,26 +36,7 @@ async function setup() {
   const { transport, state } = outageTransport(inboxTransport({ clock }));
   const notifier = createNotifier({ storage, clock, transports: [transport] });
   await notifier.seed(testSeed);
-  const sent = await notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-    body: [
-      JSON.stringify({
-        user_emails: ['bob@acme.test'],
-        message: 'Ship it?',
-        response_request: {
-          options: [
-            { text: 'Yes', value: 'yes' },
-            { text: 'No', value: 'no' },
-          ],
-          timeout_minutes: 60,
-        },
-      }),
-    ],
-    clientAddress: '127.0.0.1',
-  });
-  const requestId = (JSON.parse(String(sent?.body)) as { request_id: string }).request_id;
+  const requestId = await sendInteractive(notifier, ['bob@acme.test']);
   const inboxOf = async (email: string) => {
     const listed = await notifier.handle({
       method: 'GET',
