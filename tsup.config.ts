@@ -7,6 +7,7 @@ export const libraryBuild: Options = {
     memory: 'adapters/storage/memory/index.ts',
     inbox: 'adapters/chat/inbox/index.ts',
     slack: 'adapters/chat/slack/index.ts',
+    teams: 'adapters/chat/teams/index.ts',
     callbacks: 'adapters/callbacks/index.ts',
     client: 'client/index.ts',
     'adapter-kit': 'core/adapter-kit.ts',

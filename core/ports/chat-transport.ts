@@ -49,6 +49,13 @@ export interface ChatSink {
    * the notifier namespaces them by `platform`, so transports never see each other's keys.
    */
   state: TransportStateStore;
+  /**
+   * How long the notifier keeps a finished send (`NotifierOptions.retention`), in milliseconds: what
+   * a transport keeps about a send (message references, the inbox's messages) is not needed for
+   * longer, so writing it with this `ttlMs` keeps the store from growing without bound. Absent when
+   * the sink is not a notifier's (a test's): keep state until it is deleted.
+   */
+  retentionMs?: number;
 }
 
 /**

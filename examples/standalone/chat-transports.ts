@@ -9,6 +9,16 @@ export interface ChatPlatformSettings {
   SLACK_SIGNING_SECRET?: string | undefined;
   /** Where the Slack Web API is called; Slack's own by default. */
   SLACK_API_URL?: string | undefined;
+  /** Turns Microsoft Teams on: the bot's Microsoft App ID. */
+  TEAMS_APP_ID?: string | undefined;
+  /** The client secret of the bot's app registration. */
+  TEAMS_APP_PASSWORD?: string | undefined;
+  /** The tenant of the bot's app registration. */
+  TEAMS_TENANT_ID?: string | undefined;
+  /** Microsoft Entra's authority (a local server in tests). */
+  TEAMS_AUTHORITY?: string | undefined;
+  /** An OAuth token endpoint for the bot's own tokens, instead of the SDK's MSAL client. */
+  TEAMS_TOKEN_ENDPOINT?: string | undefined;
   /** Forces the local inbox on (true) or off (false); unset, it is on only when no other platform is. */
   NOTIFY_INBOX?: boolean | undefined;
 }
@@ -23,13 +33,65 @@ const seedInstallationsSchema = z.object({
   ),
 });
 
+/** The tenants a seed names: `"teams": {"tenantId": "…"}` beside `"users"`. */
+const seedTenantsSchema = z.object({
+  organizations: z.array(
+    z.object({ id: z.string(), teams: z.object({ tenantId: z.string().min(1) }).optional() }),
+  ),
+});
+
+/** The Teams transport of the settings, or null when `TEAMS_APP_ID` is not set. */
+async function teamsFromSettings(
+  settings: ChatPlatformSettings,
+  seed: unknown,
+  logger: Logger,
+): Promise<ChatTransport | null> {
+  if (!settings.TEAMS_APP_ID) return null;
+  const { TEAMS_APP_ID: appId, TEAMS_APP_PASSWORD: appPassword, TEAMS_TENANT_ID: appTenantId } = settings;
+  if (!appPassword || !appTenantId) {
+    throw new Error('TEAMS_APP_ID is set: TEAMS_APP_PASSWORD and TEAMS_TENANT_ID are needed too');
+  }
+  const parsed = seedTenantsSchema.safeParse(seed);
+  if (!parsed.success) throw new Error(`Invalid seed: ${z.prettifyError(parsed.error)}`);
+  const tenants: Record<string, string> = {};
+  for (const organization of parsed.data.organizations) {
+    if (organization.teams) tenants[organization.id] = organization.teams.tenantId;
+  }
+  if (Object.keys(tenants).length === 0) {
+    logger.warn(
+      'Teams is on, but no organization of the seed has a "teams" tenant: nobody is reached on Teams',
+    );
+  }
+  const { clientCredentialsTokenProvider, fixedTeamsTenants, teamsTransport } = await import(
+    '../../adapters/chat/teams/index.js'
+  );
+  return teamsTransport({
+    appId,
+    appPassword,
+    appTenantId,
+    tenants: fixedTeamsTenants(tenants),
+    ...(settings.TEAMS_AUTHORITY ? { authority: settings.TEAMS_AUTHORITY } : {}),
+    ...(settings.TEAMS_TOKEN_ENDPOINT
+      ? {
+          tokenProvider: clientCredentialsTokenProvider({
+            tokenEndpoint: settings.TEAMS_TOKEN_ENDPOINT,
+            clientId: appId,
+            clientSecret: appPassword,
+          }),
+        }
+      : {}),
+    logger,
+  });
+}
+
 /**
  * The chat transports of the standalone host: Slack when `SLACK_SIGNING_SECRET` is set, with each
- * organization's workspace from the seed; the local inbox when `NOTIFY_INBOX` says so, or, without
- * it, when no other platform is configured. The Slack adapter, and with it `@slack/web-api` (an
- * optional peer dependency), is loaded only when Slack is on.
+ * organization's workspace from the seed; Teams when `TEAMS_APP_ID` is set, with each organization's
+ * tenant from the seed; the local inbox when `NOTIFY_INBOX` says so, or, without it, when no other
+ * platform is configured. Each platform's adapter, and with it its SDK (an optional peer
+ * dependency), is loaded only when that platform is on.
  *
- * @throws Error when the seed's `slack` entries are malformed.
+ * @throws Error when the seed's `slack` or `teams` entries are malformed, or Teams lacks a setting.
  */
 export async function chatTransports(
   settings: ChatPlatformSettings,
@@ -59,6 +121,8 @@ export async function chatTransports(
       }),
     );
   }
+  const teams = await teamsFromSettings(settings, seed, logger);
+  if (teams) transports.push(teams);
   if (settings.NOTIFY_INBOX ?? transports.length === 0) transports.push(inboxTransport());
   logger.info('chat platforms', { platforms: transports.map((transport) => transport.platform) });
   return transports;

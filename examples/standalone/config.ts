@@ -53,6 +53,11 @@ const environmentSchema = z
     NOTIFY_TRUST_PROXY: trustProxy,
     SLACK_SIGNING_SECRET: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
     SLACK_API_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
+    TEAMS_APP_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    TEAMS_APP_PASSWORD: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    TEAMS_TENANT_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    TEAMS_AUTHORITY: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
+    TEAMS_TOKEN_ENDPOINT: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
     NOTIFY_INBOX: z
       .enum(['0', '1', 'true', 'false', ''])
       .optional()
@@ -63,6 +68,11 @@ const environmentSchema = z
     NOTIFY_WAIT_FOR_STORAGE: z.preprocess(
       (value) => (value === '' ? undefined : value),
       z.coerce.number().min(0).optional(),
+    ),
+    /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */
+    NOTIFY_RETENTION_DAYS: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.coerce.number().positive().max(36_500).default(30),
     ),
     NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(10_000),
     NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(30_000),

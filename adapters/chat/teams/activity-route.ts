@@ -1,0 +1,81 @@
+import {
+  errorResponse,
+  type HttpResponse,
+  jsonResponse,
+  type Logger,
+  type Route,
+} from '../../../core/adapter-kit.js';
+import { parseActivity, type TeamsActivity, tenantOfActivity } from './activity.js';
+import { answerCardAction, type ClickContext } from './clicks.js';
+import { type ActivityTokenVerifier, serviceUrlMatches } from './inbound-auth.js';
+import { type LinkingContext, linkFromActivity } from './linking.js';
+import type { TeamsTenants } from './tenants.js';
+
+/** What the activity endpoint works with once the notifier has connected the transport. */
+export type ConnectedActivityContext = ClickContext & LinkingContext;
+
+/** Settings of {@link activityRoute}. */
+export interface ActivityRouteOptions {
+  verifyToken: ActivityTokenVerifier;
+  tenants: TeamsTenants;
+  logger: Logger;
+  /** The context, or null before the notifier connects the transport. */
+  connected(): ConnectedActivityContext | null;
+}
+
+const accepted: HttpResponse = { status: 200, headers: {}, body: '' };
+
+/**
+ * `POST /teams/messages`, the bot's messaging endpoint (docs/teams.md). The `Authorization` token
+ * is checked before anything else, the body is not even read without a good one: `401` in the error
+ * shape. Then the activity must name the service URL its token was issued for (else `401`) and come
+ * from a tenant some organization names (else `403`; nothing is stored). Installation activities
+ * link users and get an empty `200` once done; a click (`adaptiveCard/action` invoke) gets the card
+ * to show in its `200`; other invokes get `501`, and other activities an empty `200`.
+ */
+export function activityRoute(options: ActivityRouteOptions): Route {
+  return {
+    method: 'POST',
+    path: '/teams/messages',
+    async handle(request) {
+      const verdict = await options.verifyToken(request.method, request.headers.authorization);
+      if (!verdict.ok) return errorResponse(401, verdict.details);
+      const context = options.connected();
+      if (context === null) {
+        return errorResponse(503, 'The Teams transport is not connected to a notifier yet', {
+          'retry-after': '1',
+        });
+      }
+      const parsed = parseActivity(request.body);
+      if (!parsed.ok) return errorResponse(400, parsed.details);
+      const { activity } = parsed;
+      if (!serviceUrlMatches(verdict.claims, activity.serviceUrl)) {
+        return errorResponse(401, 'The activity token was issued for another service URL');
+      }
+      const tenantId = tenantOfActivity(activity);
+      if (tenantId === null || !(await options.tenants.serves(tenantId))) {
+        options.logger.warn('Teams activity from a tenant no organization names: refused', {
+          tenantId,
+          type: activity.type,
+        });
+        return errorResponse(403, 'This tenant is not served here');
+      }
+      return handleActivity(context, activity, tenantId);
+    },
+  };
+}
+
+async function handleActivity(
+  context: ConnectedActivityContext,
+  activity: TeamsActivity,
+  tenantId: string,
+): Promise<HttpResponse> {
+  if (activity.type === 'invoke') {
+    if (activity.name !== 'adaptiveCard/action') {
+      return errorResponse(501, `Invoke ${activity.name ?? '(unnamed)'} is not handled here`);
+    }
+    return jsonResponse(200, await answerCardAction(context, activity, tenantId));
+  }
+  await linkFromActivity(context, activity, tenantId);
+  return accepted;
+}

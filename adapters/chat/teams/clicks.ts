@@ -1,0 +1,113 @@
+import type { ChatSink, Logger } from '../../../core/adapter-kit.js';
+import { cardActionOf, type TeamsActivity } from './activity.js';
+import { cardInvokeResponse, errorInvokeResponse } from './card.js';
+import type { TeamsCopies, TeamsCopy } from './copies.js';
+
+/**
+ * The copies whose click is being answered in this process, by copy key, with a count (a double
+ * click answers twice at once). The invoke's answer replaces such a copy's card, so an update of it
+ * meanwhile only records its view: the answer carries the newest.
+ */
+export class AnsweringCopies {
+  readonly #counts = new Map<string, number>();
+
+  static key(conversationId: string, activityId: string): string {
+    return JSON.stringify([conversationId, activityId]);
+  }
+
+  has(key: string): boolean {
+    return this.#counts.has(key);
+  }
+
+  async during<T>(key: string, work: () => Promise<T>): Promise<T> {
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (this.#counts.get(key) ?? 1) - 1;
+      if (left > 0) this.#counts.set(key, left);
+      else this.#counts.delete(key);
+    }
+  }
+}
+
+/** What answering clicks needs. */
+export interface ClickContext {
+  sink: ChatSink;
+  copies: TeamsCopies;
+  answering: AnsweringCopies;
+  logger: Logger;
+}
+
+/** The body of the invoke's answer (HTTP 200): a card, or an error Teams shows to the clicker. */
+export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<typeof errorInvokeResponse>;
+
+/**
+ * Teams repeats an invoke it got no good answer to, with the same activity id: one hour of memory of
+ * the invokes taken is far longer than it keeps trying.
+ */
+const seenInvokeTtlMs = 60 * 60_000;
+
+/** Whether the clicker is the copy's recipient: the same Teams id, and the same Entra object id when both are known. */
+function isRecipient(copy: TeamsCopy, activity: TeamsActivity): boolean {
+  const { id, aadObjectId } = activity.from;
+  if (id !== copy.userId) return false;
+  return aadObjectId === undefined || copy.aadObjectId === null || aadObjectId === copy.aadObjectId;
+}
+
+/**
+ * Answers an `adaptiveCard/action` invoke. The click counts only on a message this transport
+ * delivered, in its tenant, by its recipient, on a button of its request: the recipient comes from
+ * the record of the message, never from the activity. The answer is the card the message should
+ * show now (the answered one after a click that counted), after the click is stored. A repeat of an
+ * invoke already taken (Teams' retries) and a click that changes nothing (a double click) are
+ * answered with the current card and change nothing; a refused click is answered with an error
+ * Teams shows, and changes nothing either.
+ */
+export async function answerCardAction(
+  context: ClickContext,
+  activity: TeamsActivity,
+  tenantId: string,
+): Promise<InvokeAnswer> {
+  const { sink, copies, answering, logger } = context;
+  const action = cardActionOf(activity);
+  if (action === null || activity.replyToId === undefined) {
+    return errorInvokeResponse(400, 'This action is not one this app knows.');
+  }
+  const conversationId = activity.conversation.id;
+  const activityId = activity.replyToId;
+  const copy = await copies.get(conversationId, activityId);
+  const where = { conversationId, activityId, teamsUserId: activity.from.id };
+  if (copy === null) {
+    logger.warn('Teams click on a message this transport has no record of: refused', where);
+    return errorInvokeResponse(404, 'This message is no longer known.');
+  }
+  if (copy.tenantId !== tenantId || !isRecipient(copy, activity) || copy.sendId !== action.requestId) {
+    logger.warn('Teams click by someone other than the recipient of the message: refused', where);
+    return errorInvokeResponse(403, 'Only the person this message was sent to can answer it.');
+  }
+
+  const key = AnsweringCopies.key(conversationId, activityId);
+  const outcome = await answering.during(key, async () => {
+    const seenKey = `invoke:${JSON.stringify([tenantId, activity.id ?? ''])}`;
+    const first =
+      activity.id === undefined ||
+      (await sink.state.compareAndSet(seenKey, '1', null, { ttlMs: seenInvokeTtlMs })) !== null;
+    if (!first) {
+      logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
+      return null;
+    }
+    try {
+      return await sink.click({ requestId: copy.sendId, recipient: copy.recipient, value: action.value });
+    } catch (error) {
+      // Nothing was applied: let Teams' repeat of this very invoke try again.
+      await sink.state.delete(seenKey).catch(() => {});
+      throw error;
+    }
+  });
+  if (outcome === 'unknown-option') return errorInvokeResponse(400, 'This answer is not one of the options.');
+  logger.debug('Teams click answered', { requestId: copy.sendId, outcome });
+  // Read after the click's updates: the record then holds the newest view of the message.
+  const current = await copies.get(conversationId, activityId);
+  return cardInvokeResponse((current ?? copy).card);
+}

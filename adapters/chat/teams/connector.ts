@@ -1,0 +1,176 @@
+import { Activity } from '@microsoft/agents-activity';
+import {
+  type CloudAdapter,
+  type ConnectorClient,
+  CreateConversationOptionsBuilder,
+} from '@microsoft/agents-hosting';
+import { z } from 'zod';
+import type { AgentAccount } from './members.js';
+import type { Pacer } from './pacer.js';
+import { type RetryEnvironment, type RetryPolicy, withRetries } from './retry.js';
+
+/** A conversation with the bot, as the Bot Connector serves it. */
+export interface ConversationTarget {
+  serviceUrl: string;
+  conversationId: string;
+  agent: AgentAccount;
+}
+
+/** A user as the roster answers (`GET /v3/conversations/{id}/members/{userId}`). */
+export interface RosterMember {
+  id: string;
+  aadObjectId: string | null;
+  email: string | null;
+  userPrincipalName: string | null;
+}
+
+/** The Bot Connector calls of the transport, each paced, retried and bounded in time. */
+export interface TeamsConnector {
+  /** Posts an activity to a conversation; answers the new activity's id. */
+  send(target: ConversationTarget, activity: object): Promise<string>;
+  /** Replaces activity `activityId` of a conversation. */
+  update(target: ConversationTarget, activityId: string, activity: object): Promise<void>;
+  /** Reads one member of a conversation's roster. */
+  member(target: ConversationTarget, userId: string): Promise<RosterMember>;
+  /** Creates (or finds: Teams has one per user) the 1:1 conversation with a user; answers its id. */
+  createConversation(input: { serviceUrl: string; tenantId: string; userId: string }): Promise<string>;
+}
+
+/** What {@link teamsConnector} is built from. */
+export interface TeamsConnectorSettings {
+  appId: string;
+  /** The SDK's adapter, with the connection manager that gives outbound tokens. */
+  adapter: CloudAdapter;
+  retry: RetryPolicy;
+  retryEnvironment?: RetryEnvironment;
+  /** Paces sends and updates per conversation (Teams' limits). */
+  pacer: Pacer;
+  /** Longest wait for one HTTP attempt (ms). */
+  requestTimeoutMs: number;
+}
+
+/** The scope of Bot Connector tokens. */
+const botConnectorScope = 'https://api.botframework.com';
+
+const rosterSchema = z.object({
+  id: z.string().min(1),
+  aadObjectId: z.string().nullish(),
+  email: z.string().nullish(),
+  userPrincipalName: z.string().nullish(),
+});
+
+const resourceSchema = z.object({ id: z.string().min(1) });
+
+/** The SDK's connector client does not encode the ids it puts in paths; Teams ids hold `:`, `;` and `@`. */
+const pathId = (id: string): string => encodeURIComponent(id);
+
+/**
+ * The SDK's connector client for a conversation, with a token from the adapter's connection
+ * manager. It is taken out of a `continueConversation` turn that does nothing else, so that no
+ * failure ever happens inside a turn, where the SDK's error handler would message the user.
+ */
+async function clientFor(
+  settings: TeamsConnectorSettings,
+  target: ConversationTarget,
+): Promise<ConnectorClient> {
+  let client: ConnectorClient | undefined;
+  await settings.adapter.continueConversation(
+    settings.appId,
+    {
+      channelId: 'msteams',
+      serviceUrl: target.serviceUrl,
+      conversation: { id: target.conversationId },
+      agent: target.agent,
+    },
+    async (context) => {
+      client = context.turnState.get<ConnectorClient>(settings.adapter.ConnectorClientKey);
+    },
+  );
+  if (client === undefined) throw new Error('The Agents SDK gave no connector client');
+  return client;
+}
+
+/** Rejects when `work` takes longer than `ms`; the call may still complete, unseen. */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The Bot Connector calls, over the SDK's `CloudAdapter`. */
+export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector {
+  const { pacer, retry, requestTimeoutMs } = settings;
+  /** One call, retried; `conversationId` paces it, and only the HTTP exchange is timed, not the pacing. */
+  const attempt = <T>(what: string, conversationId: string | null, call: () => Promise<T>): Promise<T> =>
+    withRetries(
+      () => {
+        const timed = () => within(requestTimeoutMs, what, call());
+        return conversationId === null ? timed() : pacer.run(conversationId, timed);
+      },
+      retry,
+      settings.retryEnvironment,
+    );
+
+  return {
+    async send(target, activity) {
+      const sent = await attempt('Sending a Teams message', target.conversationId, async () => {
+        const client = await clientFor(settings, target);
+        return client.sendToConversation(pathId(target.conversationId), Activity.fromObject(activity));
+      });
+      return resourceSchema.parse(sent).id;
+    },
+
+    async update(target, activityId, activity) {
+      await attempt('Updating a Teams message', target.conversationId, async () => {
+        const client = await clientFor(settings, target);
+        const replacement = Activity.fromObject({ ...activity, id: activityId });
+        return client.updateActivity(pathId(target.conversationId), pathId(activityId), replacement);
+      });
+    },
+
+    async member(target, userId) {
+      const found = await attempt('Reading a Teams roster', null, async () => {
+        const client = await clientFor(settings, target);
+        return client.getConversationMember(pathId(userId), pathId(target.conversationId));
+      });
+      const member = rosterSchema.parse(found);
+      return {
+        id: member.id,
+        aadObjectId: member.aadObjectId ?? null,
+        email: member.email ?? null,
+        userPrincipalName: member.userPrincipalName ?? null,
+      };
+    },
+
+    async createConversation({ serviceUrl, tenantId, userId }) {
+      const options = CreateConversationOptionsBuilder.create(settings.appId, 'msteams', serviceUrl)
+        .withUser(userId)
+        .withTenantId(tenantId)
+        .isGroup(false)
+        .build();
+      return attempt('Creating a Teams conversation', null, async () => {
+        let conversationId: string | undefined;
+        await settings.adapter.createConversationAsync(
+          settings.appId,
+          options.channelId,
+          options.serviceUrl,
+          botConnectorScope,
+          // The SDK's own builder leaves out `activity`, which the type marks as required: Teams
+          // creates a 1:1 conversation without one, and the message follows as a send.
+          options.parameters as Parameters<CloudAdapter['createConversationAsync']>[4],
+          async (context) => {
+            conversationId = context.activity.conversation?.id;
+          },
+        );
+        if (conversationId === undefined) throw new Error('Teams created a conversation without an id');
+        return conversationId;
+      });
+    },
+  };
+}

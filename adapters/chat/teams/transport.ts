@@ -1,0 +1,209 @@
+import { type AuthConfiguration, CloudAdapter } from '@microsoft/agents-hosting';
+import {
+  type ChatAddress,
+  type ChatDelivery,
+  type ChatSink,
+  type ChatTransport,
+  type DeliveryRef,
+  type Logger,
+  NotifyError,
+  normalizeEmail,
+  silentLogger,
+} from '../../../core/adapter-kit.js';
+import { activityRoute, type ConnectedActivityContext } from './activity-route.js';
+import { adaptiveCard, cardMessage } from './card.js';
+import { AnsweringCopies } from './clicks.js';
+import { type ConversationTarget, teamsConnector } from './connector.js';
+import { teamsCopies } from './copies.js';
+import { activityTokenVerifier } from './inbound-auth.js';
+import { markUnreachable } from './linking.js';
+import { type TeamsMember, teamsMembers } from './members.js';
+import { slidingWindowPacer } from './pacer.js';
+import { httpStatusOf, retryPolicy, type TeamsRetryOptions } from './retry.js';
+import { normalizeTenantId, type TeamsTenants } from './tenants.js';
+import { connectionsOf, type TeamsTokenProvider } from './token-provider.js';
+
+/** Settings of {@link teamsTransport}. */
+export interface TeamsTransportOptions {
+  /** The bot's Microsoft App ID (Azure Bot → Configuration): the audience of every activity token. */
+  appId: string;
+  /**
+   * The bot's client secret: with it the SDK's MSAL client gets outbound tokens from Microsoft
+   * Entra. Not needed when `tokenProvider` is given.
+   */
+  appPassword?: string;
+  /** The tenant of the bot's app registration (single-tenant bots): where tokens are issued. */
+  appTenantId: string;
+  /** Each organization's tenant; activities from any other tenant are refused. */
+  tenants: TeamsTenants;
+  /**
+   * Microsoft Entra's authority, `https://login.microsoftonline.com` by default: outbound tokens come
+   * from `<authority>/<appTenantId>`, and the keys of tokens it issues from
+   * `<authority>/<appTenantId>/discovery/v2.0/keys`. Tests point it at a local server.
+   */
+  authority?: string;
+  /** Where outbound tokens come from instead of the SDK's MSAL client (a local token endpoint, tests). */
+  tokenProvider?: TeamsTokenProvider;
+  /** Where failures and links are reported. */
+  logger?: Logger;
+  /** Retries of Bot Connector calls that failed for a passing reason (429, 412, 502, 504). */
+  retry?: TeamsRetryOptions;
+  /** Longest wait for one HTTP exchange with the Bot Connector (ms, default 15,000). */
+  requestTimeoutMs?: number;
+}
+
+/**
+ * A chat transport for Microsoft Teams (docs/teams.md) through the Bot Connector protocol, with the
+ * Microsoft 365 Agents SDK. Users are linked when they install the app (their email comes from the
+ * roster); each message is an Adaptive Card sent proactively in the user's 1:1 conversation with
+ * the bot, with one `Action.Execute` per option; clicks come back to `POST /teams/messages` and are
+ * answered with the updated card. Everything it keeps (links, records of delivered messages) lives in
+ * the notifier's storage, so any number of instances can serve one bot.
+ */
+export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
+  if (options.appId.trim() === '') throw new RangeError('teamsTransport: appId must not be empty');
+  if (options.tokenProvider === undefined && !options.appPassword) {
+    throw new RangeError('teamsTransport: appPassword is needed unless a tokenProvider is given');
+  }
+  const logger = options.logger ?? silentLogger;
+  const authority = (options.authority ?? 'https://login.microsoftonline.com').replace(/\/+$/, '');
+  const connection: AuthConfiguration = {
+    clientId: options.appId,
+    clientSecret: options.appPassword,
+    tenantId: options.appTenantId,
+    authority,
+  };
+  // An explicit connection: without one the SDK would fill its settings in from environment variables.
+  const adapter = new CloudAdapter({
+    ...connection,
+    connections: new Map([['serviceConnection', connection]]),
+    connectionsMap: [{ serviceUrl: '*', connection: 'serviceConnection' }],
+  });
+  // The SDK's default error handler would post "The agent encountered an error" to the user.
+  adapter.onTurnError = async (_context, error) => {
+    throw error;
+  };
+  if (options.tokenProvider) adapter.connectionManager = connectionsOf(options.tokenProvider, connection);
+  const connector = teamsConnector({
+    appId: options.appId,
+    adapter,
+    retry: retryPolicy(options.retry),
+    pacer: slidingWindowPacer(),
+    requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+  });
+  const answering = new AnsweringCopies();
+  let connected: ConnectedActivityContext | null = null;
+
+  const state = (): ConnectedActivityContext => {
+    if (connected === null)
+      throw new NotifyError('internal', 'The Teams transport is not connected to a notifier');
+    return connected;
+  };
+
+  /** A `403` means the app was removed or blocked: the user is not tried again until reinstalled. */
+  const markedWhenForbidden = async (tenantId: string, userId: string, error: unknown): Promise<never> => {
+    if (httpStatusOf(error) === 403) await markUnreachable(state(), tenantId, userId);
+    throw error;
+  };
+
+  const conversationOf = async (member: TeamsMember): Promise<string> => {
+    if (member.conversationId !== null) return member.conversationId;
+    const conversationId = await connector
+      .createConversation({ serviceUrl: member.serviceUrl, tenantId: member.tenantId, userId: member.userId })
+      .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
+    await state().members.change(member.tenantId, member.userId, (current) => ({
+      ...current,
+      conversationId,
+    }));
+    return conversationId;
+  };
+
+  return {
+    platform: 'teams',
+
+    async address(user, organization): Promise<ChatAddress | null> {
+      const tenantId = await options.tenants.tenantOf(organization.id);
+      if (tenantId === null) return null;
+      const member = await state().members.findByEmail(
+        normalizeTenantId(tenantId),
+        normalizeEmail(user.email),
+      );
+      if (member === null || member.unreachable) return null;
+      return { installationId: member.tenantId, userRef: member.userId };
+    },
+
+    async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
+      const { organization, message: view, address } = delivery;
+      const member = await state().members.get(address.installationId, address.userRef);
+      if (member === null || member.unreachable) {
+        throw new NotifyError('not_found', 'This Teams user is not linked, or no longer reachable');
+      }
+      const conversationId = await conversationOf(member);
+      const target: ConversationTarget = {
+        serviceUrl: member.serviceUrl,
+        conversationId,
+        agent: member.agent,
+      };
+      const card = adaptiveCard(view);
+      const activityId = await connector
+        .send(target, cardMessage(view, card))
+        .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
+      if (view.kind === 'interactive') {
+        await state().copies.save({
+          organizationId: organization.id,
+          tenantId: member.tenantId,
+          sendId: view.sendId,
+          recipient: normalizeEmail(delivery.recipient),
+          userId: member.userId,
+          aadObjectId: member.aadObjectId,
+          serviceUrl: member.serviceUrl,
+          agent: member.agent,
+          conversationId,
+          activityId,
+          lastVersion: view.version,
+          card,
+        });
+      }
+      return { conversationId, activityId };
+    },
+
+    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+      const { conversationId, activityId } = ref;
+      if (conversationId === undefined || activityId === undefined) {
+        throw new NotifyError('not_found', 'Teams delivery reference without conversationId and activityId');
+      }
+      const card = adaptiveCard(delivery.message);
+      const copy = await state().copies.claim(conversationId, activityId, delivery.message.version, card);
+      // A newer view is shown already; or a click on this very copy is being answered, and its answer
+      // replaces the card with the newest view, just recorded.
+      if (copy === null || answering.has(AnsweringCopies.key(conversationId, activityId))) return;
+      await connector
+        .update(copy, activityId, cardMessage(delivery.message, card))
+        .catch((error: unknown) => markedWhenForbidden(copy.tenantId, copy.userId, error));
+    },
+
+    routes: [
+      activityRoute({
+        verifyToken: activityTokenVerifier({
+          appId: options.appId,
+          appTenantId: options.appTenantId,
+          authority,
+        }),
+        tenants: options.tenants,
+        logger,
+        connected: () => connected,
+      }),
+    ],
+
+    connect(sink: ChatSink): void {
+      connected = {
+        sink,
+        members: teamsMembers(sink.state),
+        copies: teamsCopies(sink.state, sink.retentionMs),
+        answering,
+        connector,
+        logger,
+      };
+    },
+  };
+}

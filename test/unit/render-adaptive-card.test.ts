@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import {
+  escapeCardText,
+  renderAdaptiveCardBody,
+  renderAdaptiveCardPlainBody,
+} from '../../adapters/chat/teams/card-markdown.js';
+import type { MarkdownDocument } from '../../core/markdown/ast.js';
+import { parseMarkdown } from '../../core/markdown/parse.js';
+import { adaptiveCardProblems } from '../support/fake-bot-connector.js';
+
+const nbsp = '\u00a0';
+
+/** The text of every TextBlock of the body, one line each, code lines marked `code:`. */
+function lines(source: string): string[] {
+  return renderAdaptiveCardBody(parseMarkdown(source)).flatMap((element) =>
+    element.type === 'Container' ? element.items.map((item) => `code:${item.text}`) : [element.text],
+  );
+}
+
+describe('renderAdaptiveCardBody', () => {
+  it.each([
+    ['plain text', 'Deploy finished', ['Deploy finished']],
+    ['bold', 'a *b* c', ['a **b** c']],
+    ['italic', 'a _b_ c', ['a _b_ c']],
+    ['bold and italic nested', '*_both_* and _*both*_', ['**_both_** and _**both**_']],
+    ['inline code', 'run `npm test` now', ['run `npm test` now']],
+    ['inline code keeps markup literal', '`*not bold* [a](b)`', ['`*not bold* [a](b)`']],
+    ['code with a backtick gets a longer fence', '``a`b``', ['``a`b``']],
+    ['bullet list, one block per item', '- one\n- *two*', ['• one', '• **two**']],
+    ['a line per line break', 'line 1\nline 2', ['line 1', 'line 2']],
+    [
+      'code block: monospace lines',
+      '```\nconst a = 1;\n  indented\n```',
+      ['code:const a = 1;', `code:${nbsp}${nbsp}indented`],
+    ],
+    [
+      'code block keeps runs of spaces and empty lines',
+      '```\na    b\n\nc\n```',
+      [`code:a ${nbsp}${nbsp}${nbsp}b`, `code:${nbsp}`, 'code:c'],
+    ],
+    ['code block escapes markup', '```\n**x** <y>\n# z\n```', ['code:\\*\\*x\\*\\* \\<y>', 'code:\\# z']],
+    ['link', '[docs](https://example.com/a)', ['[docs](https://example.com/a)']],
+    [
+      'link with parentheses in its URL',
+      '[w](https://en.wikipedia.org/wiki/A_(b))',
+      ['[w](https://en.wikipedia.org/wiki/A_%28b%29)'],
+    ],
+    [
+      'link without text shows its URL',
+      '[](https://example.com)',
+      ['[https://example.com/](https://example.com/)'],
+    ],
+    ['mailto link', '[mail](mailto:ops@example.com)', ['[mail](mailto:ops@example.com)']],
+    ['link text is plain and escaped', '[*bold* x_y](https://x.test)', ['[bold x\\_y](https://x.test/)']],
+    ['link inside bold', '*see [docs](https://x.test)*', ['**see [docs](https://x.test/)**']],
+    ['javascript: link as plain text', '[click](javascript:alert(1))', ['click']],
+    ['relative link as plain text', '[here](/relative)', ['here']],
+    [
+      'markdown characters in text are escaped',
+      'a ** b __ c ~~d~~ \\ `x',
+      ['a \\*\\* b \\_\\_ c \\~\\~d\\~\\~ \\\\ \\`x'],
+    ],
+    [
+      'a backslash before a link stays a backslash',
+      '\\[bank](https://evil.test)',
+      ['\\\\[bank](https://evil.test/)'],
+    ],
+    [
+      '< cannot start an autolink or HTML',
+      '<https://evil.test> <b>x</b>',
+      ['\\<https://evil.test> \\<b>x\\</b>'],
+    ],
+    ['an entity is shown, not decoded', 'AT&amp;T & co', ['AT\\&amp;T & co']],
+    ['a leading # is not a heading', '# not a heading', ['\\# not a heading']],
+    ['a leading > is not a quote', '> not a quote', ['\\> not a quote']],
+    ['a leading + or - is not a list', '+ one\n-5 degrees', ['\\+ one', '\\-5 degrees']],
+    ['a leading number is not an ordered list', '1. first\n2) second', ['1\\. first', '2\\) second']],
+    ['leading spaces are kept, not a code block', '    four spaces', [`${nbsp.repeat(4)}four spaces`]],
+    ['snake_case stays readable', 'snake_case_name', ['snake\\_case\\_name']],
+    ['unmatched marks stay literal', 'a * b and `open', ['a \\* b and \\`open']],
+  ])('%s', (_name, source, expected) => {
+    expect(lines(source)).toEqual(expected);
+  });
+
+  it('separates blocks with the default spacing and keeps the lines of a block tight', () => {
+    expect(renderAdaptiveCardBody(parseMarkdown('one\ntwo\n\nthree\n- four\n```\nfive\n```'))).toEqual([
+      { type: 'TextBlock', text: 'one', wrap: true },
+      { type: 'TextBlock', text: 'two', wrap: true, spacing: 'None' },
+      { type: 'TextBlock', text: 'three', wrap: true },
+      { type: 'TextBlock', text: '• four', wrap: true },
+      {
+        type: 'Container',
+        style: 'emphasis',
+        items: [{ type: 'TextBlock', text: 'five', wrap: true, spacing: 'None', fontType: 'Monospace' }],
+      },
+    ]);
+  });
+
+  it('splits spans that hold a line break, and keeps their whitespace outside the marks', () => {
+    const document: MarkdownDocument = {
+      blocks: [
+        {
+          type: 'paragraph',
+          children: [
+            {
+              type: 'bold',
+              children: [{ type: 'text', value: 'a ' }, { type: 'break' }, { type: 'text', value: 'b' }],
+            },
+            { type: 'italic', children: [{ type: 'text', value: ' c ' }] },
+            { type: 'bold', children: [{ type: 'text', value: ' ' }] },
+          ],
+        },
+      ],
+    };
+    expect(
+      renderAdaptiveCardBody(document).map((element) => element.type === 'TextBlock' && element.text),
+    ).toEqual(['**a** ', '**b** _c_  ']);
+  });
+
+  it('leaves out lines that render to nothing', () => {
+    expect(renderAdaptiveCardBody(parseMarkdown('[](javascript:x)'))).toEqual([]);
+  });
+
+  it('renders bodies that the official parser reads as valid schema-1.5 cards', () => {
+    const source =
+      '*Deploy* v2.3 to _production_?\n- `api`\n- `web`\n```\nmake   deploy\n```\nSee [runbook](https://x.test/a?b=1&c=2) <now>';
+    const card = {
+      type: 'AdaptiveCard',
+      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+      version: '1.5',
+      body: renderAdaptiveCardBody(parseMarkdown(source)),
+    };
+    expect(adaptiveCardProblems(card)).toEqual([]);
+  });
+});
+
+describe('renderAdaptiveCardPlainBody', () => {
+  it('is one TextBlock of escaped plain text, lines apart by a blank line', () => {
+    expect(renderAdaptiveCardPlainBody(parseMarkdown('*a* [b](https://x.test)\n- c\n\n# d'))).toEqual([
+      { type: 'TextBlock', text: 'a b (https://x.test)\n\n\\- c\n\n\\# d', wrap: true },
+    ]);
+  });
+});
+
+describe('escapeCardText', () => {
+  it('escapes only what a host would read as markup, and line starts when asked', () => {
+    expect(escapeCardText('1. *x* & y')).toBe('1. \\*x\\* & y');
+    expect(escapeCardText('1. *x* & y', true)).toBe('1\\. \\*x\\* & y');
+    expect(escapeCardText('\tx', true)).toBe(`${nbsp.repeat(4)}x`);
+  });
+});

@@ -1,0 +1,260 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  adaptiveCard,
+  cardInvokeResponse,
+  cardMessage,
+  errorInvokeResponse,
+  maxCardBytes,
+} from '../../adapters/chat/teams/card.js';
+import type { InteractiveRequest, RecipientState } from '../../core/domain/interactive-request.js';
+import type { MessageView } from '../../core/domain/message-view.js';
+import { plainView, requestView } from '../../core/request/message-view.js';
+import { adaptiveCardProblems } from '../support/fake-bot-connector.js';
+
+const createdAt = Date.parse('2026-03-01T09:00:00.000Z');
+const bob = 'bob@acme.test';
+
+const recipient = (value: string | null, expired = false): RecipientState => ({
+  email: bob,
+  key: bob,
+  value,
+  respondedAt: value === null ? null : createdAt + 60_000,
+  expired,
+});
+
+/** An interactive request as the core stores it, with bob as its only recipient. */
+function request(overrides: Partial<InteractiveRequest> = {}): InteractiveRequest {
+  return {
+    id: 'req_0123456789abcdefABCDEF01',
+    organizationId: 'acme',
+    version: 1,
+    status: 'pending',
+    message:
+      'Deploy *v2.3* to _production_?\n- `api`\n- `web`\nSee [the runbook](https://wiki.example.com/deploy?env=prod&v=2.3).',
+    options: [
+      { text: 'Approve ✅', value: 'approve' },
+      { text: 'Reject', value: 'reject' },
+    ],
+    mode: 'onUserAction',
+    timeoutMinutes: 60,
+    createdAt,
+    expiresAt: createdAt + 60 * 60_000,
+    finishedAt: null,
+    externalReferenceId: null,
+    sender: { userId: 'usr_alice', name: 'Alice Doe' },
+    callback: null,
+    recipients: [recipient(null)],
+    ...overrides,
+  };
+}
+
+const finished = { status: 'finished' as const, finishedAt: createdAt + 60 * 60_000 };
+
+const views: Record<string, MessageView> = {
+  plain: plainView(
+    'notif_0123456789abcdefABCDEF01',
+    'Deploy of *v2.3* finished. [Notes](https://example.com/v2.3)',
+  ),
+  open: requestView(request(), bob),
+  answered: requestView(request({ version: 2, recipients: [recipient('approve')] }), bob),
+  changeable: requestView(request({ version: 2, mode: 'onTimeout', recipients: [recipient('reject')] }), bob),
+  expired: requestView(request({ version: 2, ...finished, recipients: [recipient(null, true)] }), bob),
+  closed: requestView(request({ version: 3, ...finished, recipients: [recipient('approve')] }), bob),
+};
+
+/** Every element type and action type of a card, recursively. */
+function typesOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(typesOf);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record.type === 'string' ? [record.type] : [];
+  return [...own, ...typesOf(record.body), ...typesOf(record.items), ...typesOf(record.actions)];
+}
+
+describe('adaptiveCard', () => {
+  it.each(Object.keys(views))('makes a valid schema-1.5 card of a %s view', (name) => {
+    const card = adaptiveCard(views[name]!);
+    expect(adaptiveCardProblems(card)).toEqual([]);
+    expect(card.version).toBe('1.5');
+    expect(new Set(typesOf(card))).toSatisfy((types: Set<string>) =>
+      [...types].every((type) => ['AdaptiveCard', 'TextBlock', 'Container', 'Action.Execute'].includes(type)),
+    );
+  });
+
+  it('renders an open interactive message: the text, one Action.Execute per option, the footer', () => {
+    expect(adaptiveCard(views.open!)).toEqual({
+      type: 'AdaptiveCard',
+      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+      version: '1.5',
+      body: [
+        { type: 'TextBlock', text: 'Deploy **v2.3** to _production_?', wrap: true },
+        { type: 'TextBlock', text: '• `api`', wrap: true },
+        { type: 'TextBlock', text: '• `web`', wrap: true, spacing: 'None' },
+        {
+          type: 'TextBlock',
+          text: 'See [the runbook](https://wiki.example.com/deploy?env=prod&v=2.3).',
+          wrap: true,
+        },
+        {
+          type: 'TextBlock',
+          text: 'Please answer within 1 hour (until 2026-03-01 10:00 UTC) · Sent by Alice Doe',
+          wrap: true,
+          spacing: 'Medium',
+          size: 'Small',
+          isSubtle: true,
+          separator: true,
+        },
+      ],
+      actions: [
+        {
+          type: 'Action.Execute',
+          title: 'Approve ✅',
+          verb: 'chat-notify.answer',
+          data: { requestId: 'req_0123456789abcdefABCDEF01', value: 'approve' },
+        },
+        {
+          type: 'Action.Execute',
+          title: 'Reject',
+          verb: 'chat-notify.answer',
+          data: { requestId: 'req_0123456789abcdefABCDEF01', value: 'reject' },
+        },
+      ],
+    });
+  });
+
+  it('drops the buttons once the choice is final, and says it in the footer', () => {
+    const card = adaptiveCard(views.answered!);
+    expect(card.actions).toBeUndefined();
+    expect(card.body.at(-1)).toMatchObject({
+      text: 'You answered “Approve ✅” · Sent by Alice Doe',
+      isSubtle: true,
+    });
+  });
+
+  it('keeps the buttons while the answer may change, the current one styled positive', () => {
+    const card = adaptiveCard(views.changeable!);
+    expect(card.actions?.map((action) => [action.title, action.style])).toEqual([
+      ['Approve ✅', undefined],
+      ['Reject', 'positive'],
+    ]);
+  });
+
+  it('says the request expired, without buttons', () => {
+    const card = adaptiveCard(views.expired!);
+    expect(card.actions).toBeUndefined();
+    expect(JSON.stringify(card.body.at(-1))).toMatch(/expired at 2026-03-01 10:00 UTC without your answer/);
+  });
+
+  it('has no footer and no buttons for a plain message', () => {
+    const card = adaptiveCard(views.plain!);
+    expect(card.actions).toBeUndefined();
+    expect(card.body).toEqual([
+      {
+        type: 'TextBlock',
+        text: 'Deploy of **v2.3** finished. [Notes](https://example.com/v2.3)',
+        wrap: true,
+      },
+    ]);
+  });
+
+  it('escapes an option text or sender name that holds markup in the footer, never in a button title', () => {
+    const view = requestView(
+      request({
+        version: 2,
+        sender: { userId: 'usr_x', name: '*Mallory* [x](https://evil.test)' },
+        options: [
+          { text: '**Yes**', value: 'yes' },
+          { text: 'No', value: 'no' },
+        ],
+        recipients: [recipient('yes')],
+      }),
+      bob,
+    );
+    const footer = adaptiveCard(view).body.at(-1);
+    expect(footer).toMatchObject({
+      text: 'You answered “\\*\\*Yes\\*\\*” · Sent by \\*Mallory\\* \\[x\\](https://evil.test)',
+    });
+    expect(adaptiveCard(requestView(request({ options: view.buttons }), bob)).actions?.[0]?.title).toBe(
+      '**Yes**',
+    );
+  });
+
+  it('shows what was written when the message renders to nothing', () => {
+    const view = plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))');
+    expect(adaptiveCard(view).body).toEqual([
+      { type: 'TextBlock', text: '\\[\\](javascript:alert(1))', wrap: true },
+    ]);
+  });
+
+  it('falls back to one block of plain text when a block per line would be too large for Teams', () => {
+    const view = plainView(
+      'notif_0123456789abcdefABCDEF01',
+      Array.from({ length: 1300 }, () => '*a*').join('\n'),
+    );
+    const card = adaptiveCard(view);
+    expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThanOrEqual(maxCardBytes);
+    expect(card.body).toHaveLength(1);
+    expect(card.body[0]).toMatchObject({
+      type: 'TextBlock',
+      text: Array.from({ length: 1300 }, () => 'a').join('\n\n'),
+    });
+    expect(adaptiveCardProblems(card)).toEqual([]);
+  });
+});
+
+describe('cardMessage', () => {
+  it('carries the card as an Adaptive Card attachment, with a plain preview', () => {
+    const card = adaptiveCard(views.open!);
+    expect(cardMessage(views.open!, card)).toEqual({
+      type: 'message',
+      summary:
+        'Deploy v2.3 to production? - api - web See the runbook (https://wiki.example.com/deploy?env=prod&v=2.3).',
+      attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', content: card }],
+    });
+  });
+
+  it('cuts a long preview at 200 code points', () => {
+    const view = plainView('notif_0123456789abcdefABCDEF01', '😀'.repeat(300));
+    expect([...cardMessage(view, adaptiveCard(view)).summary]).toHaveLength(200);
+  });
+});
+
+describe('invoke answers', () => {
+  it('replaces the card, or shows an error', () => {
+    const card = adaptiveCard(views.answered!);
+    expect(cardInvokeResponse(card)).toEqual({
+      statusCode: 200,
+      type: 'application/vnd.microsoft.card.adaptive',
+      value: card,
+    });
+    expect(errorInvokeResponse(403, 'No')).toEqual({
+      statusCode: 403,
+      type: 'application/vnd.microsoft.error',
+      value: { code: 'Forbidden', message: 'No' },
+    });
+  });
+});
+
+describe('docs/teams.md', () => {
+  it('shows the activity the code sends for its example interactive message', () => {
+    const docs = readFileSync(new URL('../../docs/teams.md', import.meta.url), 'utf8');
+    const json = /<!-- adaptive-card-example -->\s*```json\n([\s\S]*?)\n```/.exec(docs)?.[1];
+    expect(json).toBeDefined();
+    const view = requestView(
+      request({
+        id: 'req_7hQk2mWq9ZtR4xVb1NcY8sLp',
+        message:
+          'Deploy *v2.3* to _production_?\n- `api`\n- `web`\nSee [the runbook](https://wiki.example.com/deploy).',
+        options: [
+          { text: 'Approve', value: 'approve' },
+          { text: 'Reject', value: 'reject' },
+        ],
+        timeoutMinutes: 30,
+        expiresAt: createdAt + 30 * 60_000,
+      }),
+      bob,
+    );
+    expect(JSON.parse(json ?? 'null')).toEqual(cardMessage(view, adaptiveCard(view)));
+  });
+});

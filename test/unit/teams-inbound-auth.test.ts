@@ -1,0 +1,187 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { HttpResponse, Route } from '../../core/http/types.js';
+import type { ChatTransport } from '../../core/ports/chat-transport.js';
+import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { type FakeBotConnector, startFakeBotConnector } from '../support/fake-bot-connector.js';
+import { type LocalOpenIdAuthority, startLocalOpenIdAuthority } from '../support/local-openid-authority.js';
+
+const appId = '00000000-0000-4000-8000-0000000a0001';
+const appTenantId = '11111111-1111-4111-8111-111111111111';
+const tenantId = '22222222-2222-4222-8222-222222222222';
+const alice = {
+  id: '29:alice',
+  aadObjectId: 'aad-alice',
+  name: 'Alice',
+  email: 'alice@acme.test',
+  tenantId,
+};
+
+let authority: LocalOpenIdAuthority;
+let connector: FakeBotConnector;
+let transport: ChatTransport;
+let route: Route;
+
+beforeAll(async () => {
+  for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
+  authority = await startLocalOpenIdAuthority({ tenantId: appTenantId });
+  connector = await startFakeBotConnector({
+    appId,
+    acceptToken: (token) => token === 'outbound',
+    users: [alice],
+  });
+  transport = teamsTransport({
+    appId,
+    appTenantId,
+    authority: authority.authority,
+    tenants: fixedTeamsTenants({ acme: tenantId }),
+    tokenProvider: { getAccessToken: async () => 'outbound' },
+  });
+  transport.connect({
+    click: async () => 'accepted',
+    listUsers: async () => [],
+    state: scopedTransportState(memoryStorage().transportState, 'teams'),
+  });
+  const [first] = transport.routes;
+  if (!first) throw new Error('no route');
+  route = first;
+});
+
+afterAll(async () => {
+  await Promise.all([connector.close(), authority.close()]);
+});
+
+const post = (authorization: string | undefined, body: unknown): Promise<HttpResponse> =>
+  route.handle(
+    {
+      method: 'POST',
+      path: '/teams/messages',
+      query: new URLSearchParams(),
+      headers: authorization === undefined ? {} : { authorization },
+      body: new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body)),
+      clientAddress: '127.0.0.1',
+    },
+    {},
+  );
+
+const good = () => authority.activityToken({ audience: appId, serviceUrl: connector.serviceUrl });
+
+/** A token whose payload was changed after it was signed: `aud` swapped, signature kept. */
+function tampered(): string {
+  const [header, payload, signature] = authority
+    .activityToken({ audience: 'another-app', serviceUrl: connector.serviceUrl })
+    .split('.');
+  const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
+  return [
+    header,
+    Buffer.from(JSON.stringify({ ...claims, aud: appId })).toString('base64url'),
+    signature,
+  ].join('.');
+}
+
+function unsigned(): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ iss: authority.issuer, aud: appId, exp: now + 600, serviceurl: connector.serviceUrl })}.`;
+}
+
+function signedByAnotherKey(): string {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const now = Math.floor(Date.now() / 1000);
+  return authority.sign(
+    { iss: authority.issuer, aud: appId, exp: now + 600, serviceurl: connector.serviceUrl },
+    { header: { alg: 'RS256', typ: 'JWT', kid: 'local-authority-key-1' }, key: privateKey },
+  );
+}
+
+describe('POST /teams/messages: the activity token is checked before anything else', () => {
+  const cases: [string, () => string | undefined][] = [
+    ['no Authorization header', () => undefined],
+    ['another scheme', () => `Basic ${Buffer.from('a:b').toString('base64')}`],
+    [
+      'a token for another app (audience)',
+      () =>
+        `Bearer ${authority.activityToken({ audience: 'another-app', serviceUrl: connector.serviceUrl })}`,
+    ],
+    [
+      'an expired token',
+      () =>
+        `Bearer ${authority.activityToken({ audience: appId, serviceUrl: connector.serviceUrl, expiresInSeconds: -600 })}`,
+    ],
+    ['an unsigned token (alg none)', () => `Bearer ${unsigned()}`],
+    ['a tampered token', () => `Bearer ${tampered()}`],
+    ['a token signed by another key', () => `Bearer ${signedByAnotherKey()}`],
+    [
+      'a token from another issuer',
+      () =>
+        `Bearer ${authority.activityToken({ audience: appId, serviceUrl: connector.serviceUrl, issuer: 'https://evil.test/v2.0' })}`,
+    ],
+    ['a token without the serviceurl claim', () => `Bearer ${authority.activityToken({ audience: appId })}`],
+    [
+      'a token for another service URL',
+      () =>
+        `Bearer ${authority.activityToken({ audience: appId, serviceUrl: 'https://smba.trafficmanager.net/emea/' })}`,
+    ],
+  ];
+
+  it.each(cases)('refuses %s with 401 in the error shape, and does nothing', async (_name, authorization) => {
+    const [installation] = connector.installActivities(alice.id);
+    const before = connector.calls.length;
+    const response = await post(authorization(), installation);
+    expect(response.status).toBe(401);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const body = JSON.parse(response.body) as { status: string; details: string };
+    expect(body.status).toBe('error');
+    expect(body.details).not.toBe('');
+    expect(connector.calls.length).toBe(before);
+  });
+
+  it('answers 401, not 400, to a malformed body with a bad token: the body is not read first', async () => {
+    const response = await post('Bearer not-a-jwt', '{ not json');
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 400 in the error shape to a malformed body with a good token', async () => {
+    const response = await post(`Bearer ${good()}`, '{ not json');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'error' });
+  });
+
+  it('takes an activity with a good token, and reads the roster of its user', async () => {
+    const [installation] = connector.installActivities(alice.id);
+    const before = connector.callsTo('member').length;
+    const response = await post(`Bearer ${good()}`, installation);
+    expect(response.status).toBe(200);
+    expect(connector.callsTo('member').length).toBe(before + 1);
+    expect(connector.violations).toEqual([]);
+  });
+
+  it('answers 503 to a good activity before the notifier connects the transport', async () => {
+    const unconnected = teamsTransport({
+      appId,
+      appTenantId,
+      authority: authority.authority,
+      tenants: fixedTeamsTenants({ acme: tenantId }),
+      tokenProvider: { getAccessToken: async () => 'outbound' },
+    });
+    const [installation] = connector.installActivities(alice.id);
+    const response = await unconnected.routes[0]!.handle(
+      {
+        method: 'POST',
+        path: '/teams/messages',
+        query: new URLSearchParams(),
+        headers: { authorization: `Bearer ${good()}` },
+        body: new TextEncoder().encode(JSON.stringify(installation)),
+        clientAddress: '127.0.0.1',
+      },
+      {},
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+  });
+});

@@ -1,0 +1,124 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientCredentialsTokenProvider,
+  fixedTeamsTenants,
+  teamsTransport,
+} from '../../adapters/chat/teams/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier } from '../../core/notifier.js';
+import { startFakeBotConnector } from '../support/fake-bot-connector.js';
+import { type LocalOpenIdAuthority, startLocalOpenIdAuthority } from '../support/local-openid-authority.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+
+const appId = '00000000-0000-4000-8000-0000000a0003';
+const appTenantId = '11111111-1111-4111-8111-111111111111';
+const secret = 'app-password';
+
+let authority: LocalOpenIdAuthority | undefined;
+
+beforeAll(() => {
+  for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
+});
+
+afterEach(async () => {
+  await authority?.close();
+  authority = undefined;
+});
+
+const tokenRequests = (local: LocalOpenIdAuthority) =>
+  local.requests.filter((request) => request === `POST /${appTenantId}/oauth2/v2.0/token`).length;
+
+describe('clientCredentialsTokenProvider', () => {
+  it('gets a token from the token endpoint, and keeps it until five minutes before it expires', async () => {
+    authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
+    let now = 0;
+    const provider = clientCredentialsTokenProvider({
+      tokenEndpoint: authority.tokenEndpoint,
+      clientId: appId,
+      clientSecret: secret,
+      now: () => now,
+    });
+    const [first, concurrent] = await Promise.all([
+      provider.getAccessToken('https://api.botframework.com'),
+      provider.getAccessToken('https://api.botframework.com'),
+    ]);
+    expect(authority.issued(first)).toBe(true);
+    expect(concurrent).toBe(first);
+    now += 54 * 60_000;
+    expect(await provider.getAccessToken('https://api.botframework.com')).toBe(first);
+    expect(tokenRequests(authority)).toBe(1);
+    now += 2 * 60_000;
+    const renewed = await provider.getAccessToken('https://api.botframework.com');
+    expect(renewed).not.toBe(first);
+    expect(tokenRequests(authority)).toBe(2);
+  });
+
+  it('rejects when the endpoint refuses the credentials, and asks again next time', async () => {
+    authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
+    const provider = clientCredentialsTokenProvider({
+      tokenEndpoint: authority.tokenEndpoint,
+      clientId: appId,
+      clientSecret: 'wrong',
+    });
+    await expect(provider.getAccessToken('https://api.botframework.com')).rejects.toThrow('answered 401');
+    await expect(provider.getAccessToken('https://api.botframework.com')).rejects.toThrow('answered 401');
+    expect(tokenRequests(authority)).toBe(2);
+  });
+
+  it('gives the transport tokens the Bot Connector accepts: every Microsoft endpoint can be local', async () => {
+    authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
+    const local = authority;
+    const tenantId = '55555555-5555-4555-8555-555555555555';
+    const bob = { id: '29:bob', aadObjectId: 'aad-bob', name: 'Bob', email: 'bob@acme.test', tenantId };
+    const connector = await startFakeBotConnector({
+      appId,
+      acceptToken: (token) => local.issued(token),
+      users: [bob],
+    });
+    const transport = teamsTransport({
+      appId,
+      appTenantId,
+      authority: local.authority,
+      tenants: fixedTeamsTenants({ acme: tenantId }),
+      tokenProvider: clientCredentialsTokenProvider({
+        tokenEndpoint: local.tokenEndpoint,
+        clientId: appId,
+        clientSecret: secret,
+      }),
+    });
+    const notifier = createNotifier({ storage: memoryStorage(), transports: [transport] });
+    await notifier.seed(testSeed);
+    try {
+      for (const activity of connector.installActivities(bob.id)) {
+        const response = await transport.routes[0]!.handle(
+          {
+            method: 'POST',
+            path: '/teams/messages',
+            query: new URLSearchParams(),
+            headers: {
+              authorization: `Bearer ${local.activityToken({ audience: appId, serviceUrl: connector.serviceUrl })}`,
+            },
+            body: new TextEncoder().encode(JSON.stringify(activity)),
+            clientAddress: '127.0.0.1',
+          },
+          {},
+        );
+        expect(response.status).toBe(200);
+      }
+      const sent = await notifier.handle({
+        method: 'POST',
+        url: '/api/notify',
+        headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+        body: [Buffer.from(JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Hello' }))],
+        clientAddress: '127.0.0.1',
+      });
+      expect(sent?.status).toBe(200);
+      expect(connector.messagesOf(bob.id)).toHaveLength(1);
+      expect(connector.calls.every((call) => call.authorized)).toBe(true);
+      expect(connector.violations).toEqual([]);
+    } finally {
+      await notifier.stop();
+      await connector.close();
+    }
+  });
+});
