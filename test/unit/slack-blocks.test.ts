@@ -1,45 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { requestIdOfBlock, slackMessage } from '../../adapters/chat/slack/blocks.js';
-import type { InteractiveRequest, RecipientState } from '../../core/domain/interactive-request.js';
 import { plainView, requestView } from '../../core/request/message-view.js';
+import {
+  sampleCreatedAt,
+  sampleRecipient,
+  sampleRecipientState,
+  sampleRequest,
+} from '../support/sample-request.js';
 
-const createdAt = Date.parse('2026-03-01T09:00:00.000Z');
-const bob = 'bob@acme.test';
-
-const recipient = (value: string | null): RecipientState => ({
-  email: bob,
-  key: bob,
-  value,
-  respondedAt: value === null ? null : createdAt + 60_000,
-  expired: false,
-});
-
-/** An interactive request as the core stores it, with bob as its only recipient. */
-function request(overrides: Partial<InteractiveRequest> = {}): InteractiveRequest {
-  return {
-    id: 'req_0123456789abcdefABCDEF01',
-    organizationId: 'acme',
-    version: 1,
-    status: 'pending',
-    message:
-      'Deploy *v2.3* to _production_?\n- `api`\n- `web`\nSee [the runbook](https://wiki.example.com/deploy?env=prod&v=2.3).',
-    options: [
-      { text: 'Approve ✅', value: 'approve' },
-      { text: 'Reject', value: 'reject' },
-    ],
-    mode: 'onUserAction',
-    timeoutMinutes: 60,
-    createdAt,
-    expiresAt: createdAt + 60 * 60_000,
-    finishedAt: null,
-    externalReferenceId: null,
-    sender: { userId: 'usr_alice', name: 'Alice Doe' },
-    callback: null,
-    recipients: [recipient(null)],
-    ...overrides,
-  };
-}
+const createdAt = sampleCreatedAt;
+const bob = sampleRecipient;
+const recipient = sampleRecipientState;
+const request = sampleRequest;
 
 const openView = requestView(request(), bob);
 
