@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { accountPages, passwordSignIn } from '../../account/index.js';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
+import { scopedTransportState } from '../../core/adapter-kit.js';
 import { createNotifier, type Logger, type Notifier } from '../../core/index.js';
+import { loadPasswords } from './account-sign-in.js';
 import { chatTransports } from './chat-transports.js';
 import type { StandaloneConfig } from './config.js';
 import { demoSeed } from './demo-seed.js';
@@ -37,9 +40,10 @@ async function loadSeed(path: string | undefined): Promise<unknown> {
 }
 
 /**
- * Starts the service: memory storage and the local inbox by default, the API and the inbox at the
- * root. It accepts connections at once (logged as `listening`) and resolves once storage answers
- * and the seed is loaded; until then `/healthz` and every other path answer 503.
+ * Starts the service: memory storage and the local inbox by default, the API, the inbox and the
+ * account pages (with sign-in for the seeded users that have a password) at the root. It accepts
+ * connections at once (logged as `listening`) and resolves once storage answers and the seed is
+ * loaded; until then `/healthz` and every other path answer 503.
  */
 export async function startStandalone(
   config: StandaloneConfig,
@@ -93,12 +97,25 @@ export async function startStandalone(
         perOrganization: config.NOTIFY_RATE_LIMIT_PER_ORGANIZATION,
       },
       trustProxy: config.NOTIFY_TRUST_PROXY,
+      retention: { days: config.NOTIFY_RETENTION_DAYS },
       logger,
     });
     await ready.seed(seed);
+    // Sessions, password hashes, the sign-in slow-down and the audit record, shared by every instance.
+    const accountState = scopedTransportState(opened.storage.transportState, 'account');
+    const signIn = passwordSignIn({ state: accountState });
+    const signIns = await loadPasswords(signIn, opened.storage.directory, seed, logger);
+    logger.info('account sign-in', { users: signIns });
+    const pages = accountPages({
+      notifier: ready,
+      state: accountState,
+      signIn,
+      trustProxy: config.NOTIFY_TRUST_PROXY,
+      logger,
+    });
     options.signal?.throwIfAborted();
     ready.start();
-    readiness.notifier = ready;
+    readiness.handlers = [ready.handle, pages.handle];
     const storageOpened = opened;
     return {
       notifier: ready,

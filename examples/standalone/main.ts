@@ -52,7 +52,9 @@ try {
     api: `${base}/api/notify`,
     ...(service.platforms.includes('inbox') ? { inbox: `${base}/inbox` } : {}),
     ...(service.platforms.includes('slack') ? { slackInteractivity: `${base}/slack/interactivity` } : {}),
+    ...(service.platforms.includes('teams') ? { teamsMessaging: `${base}/teams/messages` } : {}),
     openapi: `${base}/openapi.json`,
+    account: `${base}/account`,
     ...(config.NOTIFY_SEED === undefined ? { demoApiKey } : { seed: config.NOTIFY_SEED }),
   });
 } catch (error) {

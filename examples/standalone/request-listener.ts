@@ -1,10 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { errorResponse, jsonResponse } from '../../core/adapter-kit.js';
-import type { HttpResponse, Logger, Notifier } from '../../core/index.js';
+import type { HttpHandler, HttpResponse, IncomingHttpRequest, Logger } from '../../core/index.js';
 
-/** Where the service stands: the notifier once storage answers, and until then why it is not ready. */
+/**
+ * Where the service stands: once storage answers, the handlers it serves (the notifier's, the
+ * account pages'), and until then why it is not ready.
+ */
 export interface Readiness {
-  notifier?: Notifier;
+  handlers?: readonly HttpHandler[];
   /** Why storage is not ready yet, for `/healthz`. */
   reason: string;
 }
@@ -21,41 +24,51 @@ function pathOf(req: IncomingMessage): string {
   }
 }
 
+/** The answer of the first handler that serves the path; a handler that does not leaves the body unread. */
+async function firstAnswer(
+  handlers: readonly HttpHandler[],
+  request: IncomingHttpRequest,
+): Promise<HttpResponse | null> {
+  for (const handle of handlers) {
+    const response = await handle(request);
+    if (response) return response;
+  }
+  return null;
+}
+
 /**
- * Serves `/healthz` (200 once ready; until then 503 with the reason), the notifier's API and
- * routes at the root (503 until ready, so that callers never wait on storage), and 404 elsewhere,
- * every error in the error shape.
+ * Serves `/healthz` (200 once ready; until then 503 with the reason), the handlers' routes at the
+ * root (503 until ready, so that callers never wait on storage), and 404 elsewhere, every error in
+ * the error shape.
  */
 export function requestListener(readiness: Readiness, logger: Logger): RequestListener {
   return (req, res) => {
-    const { notifier } = readiness;
+    const { handlers } = readiness;
     if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       send(
         res,
-        notifier
+        handlers
           ? jsonResponse(200, { status: 'ok' })
           : errorResponse(503, `Storage is not ready: ${readiness.reason}`, { 'retry-after': '1' }),
       );
       return;
     }
-    if (!notifier) {
+    if (!handlers) {
       send(res, errorResponse(503, 'Storage is temporarily unavailable', { 'retry-after': '1' }));
       return;
     }
-    notifier
-      .handle({
-        method: req.method ?? 'GET',
-        url: req.url ?? '/',
-        headers: req.headersDistinct,
-        body: req,
-        clientAddress: req.socket.remoteAddress ?? '',
-      })
-      .then(
-        (response) => send(res, response ?? errorResponse(404, `No endpoint at ${pathOf(req)}`)),
-        (error: unknown) => {
-          logger.error('unexpected error', { error: String(error) });
-          send(res, errorResponse(500, 'Internal server error'));
-        },
-      );
+    firstAnswer(handlers, {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headersDistinct,
+      body: req,
+      clientAddress: req.socket.remoteAddress ?? '',
+    }).then(
+      (response) => send(res, response ?? errorResponse(404, `No endpoint at ${pathOf(req)}`)),
+      (error: unknown) => {
+        logger.error('unexpected error', { error: String(error) });
+        send(res, errorResponse(500, 'Internal server error'));
+      },
+    );
   };
 }

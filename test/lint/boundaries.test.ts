@@ -48,6 +48,8 @@ describe('import boundaries (npm run lint)', () => {
       'an adapter reaching into the core',
     ],
     ['hosts/koa/x.ts', '../../core/http/handler.js', 'a host reaching into the core'],
+    ['account/x.ts', '../core/http/handler.js', 'the account pages reaching into the core'],
+    ['core/x.ts', '../account/index.js', 'the core importing the account pages'],
     ['client/x.ts', '../core/notifier.js', 'the client importing the service'],
   ])('refuses %s importing %s (%s)', (path, specifier) => {
     expect(boundaryViolation(path, uses(specifier))).toBe(true);

@@ -1,0 +1,101 @@
+import { createHttpHandler, type TransportStateStore } from '../core/adapter-kit.js';
+import {
+  type Clock,
+  type HttpHandler,
+  type Logger,
+  type Notifier,
+  silentLogger,
+  systemClock,
+  type TrustProxy,
+} from '../core/index.js';
+import type { ResolveUser } from './account-user.js';
+import { auditLog } from './audit-log.js';
+import { csrfTokens } from './csrf.js';
+import { pageRoutes } from './routes/account-page-routes.js';
+import { jsonRoutes } from './routes/json-routes.js';
+import type { PagesContext } from './routes/route-kit.js';
+import { signInRoutes } from './routes/sign-in-routes.js';
+import type { PasswordSignIn } from './sign-in/password-sign-in.js';
+
+/** Options of {@link accountPages}. */
+export interface AccountPagesOptions {
+  /** The notifier whose keys are managed (`notifier.apiKeys`). */
+  notifier: Pick<Notifier, 'apiKeys'>;
+  /**
+   * Where the audit record (and, without `csrfSecret`, the CSRF secret) lives: a namespaced view of
+   * the storage's transport state, e.g. `scopedTransportState(storage.transportState, 'account')`,
+   * so that every instance on the same storage shares them.
+   */
+  state: TransportStateStore;
+  /**
+   * Who is signed in: the embedding application's own sign-in. Optional with `signIn`, whose
+   * `resolveUser` is then used.
+   */
+  resolveUser?: ResolveUser;
+  /** The library's own email-and-password sign-in: adds `/signin` and `/signout`, and the "Sign out" button. */
+  signIn?: PasswordSignIn;
+  /**
+   * Where a signed-out visitor of a page is sent, with `?next=<the page>`: the application's sign-in
+   * page. `<basePath>/signin` with `signIn`; without either, such a visit gets a 401 page.
+   */
+  signInPath?: string;
+  /** Where the pages are mounted, for links and redirects: `'/settings'` for `app.use('/settings', …)`. Default `''`. */
+  basePath?: string;
+  /**
+   * `Secure` on the cookies: `true` always (an https application), `false` never, `'auto'` (default)
+   * when a proxy reports https in `X-Forwarded-Proto`.
+   */
+  secureCookies?: boolean | 'auto';
+  /** The proxies trusted to report the client's address (as `NotifierOptions.trustProxy`), for the audit record and the sign-in slow-down. */
+  trustProxy?: TrustProxy;
+  /** Signs the CSRF tokens; without it, a random secret is kept in `state`. */
+  csrfSecret?: string;
+  /** How long audit entries are kept (ms; default 90 days). */
+  auditRetentionMs?: number;
+  /** How many of the latest audit entries the admin page and API show (default 100). */
+  auditLimit?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** The account pages, ready to be mounted by a host (`notifyRouter(pages)`, `notifyMiddleware(pages)`). */
+export interface AccountPages {
+  /** Serves the pages, the JSON API and the sign-in; null for any other path. */
+  handle: HttpHandler;
+}
+
+/**
+ * The web pages where people create, see and revoke their API keys, and where admins oversee every
+ * key of their organization, with the JSON API behind them (README.md#account-pages). Every creation
+ * and revocation is recorded with who, when, which key and from which address.
+ *
+ * @throws TypeError without `resolveUser` and without `signIn`; RangeError for an invalid `trustProxy`.
+ */
+export function accountPages(options: AccountPagesOptions): AccountPages {
+  const resolveUser = options.resolveUser ?? options.signIn?.resolveUser;
+  if (resolveUser === undefined) {
+    throw new TypeError('accountPages needs resolveUser (your sign-in) or signIn (the library’s)');
+  }
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const context: PagesContext = {
+    keys: options.notifier.apiKeys,
+    resolveUser,
+    audit: auditLog(options.state, clock, options.auditRetentionMs ?? 90 * 24 * 3600_000),
+    auditLimit: options.auditLimit ?? 100,
+    csrf: csrfTokens(options.state, options.csrfSecret),
+    basePath,
+    signIn: options.signIn ?? null,
+    signInPath: options.signInPath ?? (options.signIn ? `${basePath}/signin` : null),
+    secureCookies: options.secureCookies ?? 'auto',
+    clock,
+    logger,
+  };
+  const routes = [
+    ...pageRoutes(context),
+    ...jsonRoutes(context),
+    ...(options.signIn ? signInRoutes(context, options.signIn) : []),
+  ];
+  return { handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy }) };
+}

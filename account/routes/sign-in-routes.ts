@@ -1,0 +1,91 @@
+import type { HttpRequest, Route } from '../../core/adapter-kit.js';
+import type { HttpResponse } from '../../core/index.js';
+import { parseCookies, serializeCookie } from '../http/cookies.js';
+import { formFields } from '../http/forms.js';
+import { safeNextPath } from '../http/next-path.js';
+import type { PasswordSignIn } from '../sign-in/password-sign-in.js';
+import { signInContent } from '../views/sign-in-view.js';
+import { csrfRefusedPage } from './page-kit.js';
+import {
+  csrfHolds,
+  identify,
+  type PagesContext,
+  pageResponse,
+  redirect,
+  secureCookies,
+} from './route-kit.js';
+
+function signInPage(
+  context: PagesContext,
+  request: HttpRequest,
+  status: number,
+  view: { next: string | null; email?: string; error?: string },
+  headers: Record<string, string> = {},
+): Promise<HttpResponse> {
+  return pageResponse(context, request, null, {
+    status,
+    title: 'Sign in',
+    content: (csrf) => signInContent({ ...view, basePath: context.basePath, csrf }),
+  }).then((page) => ({ ...page, headers: { ...page.headers, ...headers } }));
+}
+
+/** `/signin` (the form and its post) and `/signout`, for the library's own sign-in. */
+export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Route[] {
+  const home = `${context.basePath}/account`;
+  return [
+    {
+      method: 'GET',
+      path: '/signin',
+      async handle(request) {
+        const next = safeNextPath(request.query.get('next'));
+        if ((await identify(context, request)) !== null) return redirect(next ?? home);
+        return signInPage(context, request, 200, { next });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/signin',
+      async handle(request) {
+        const fields = formFields(request.body);
+        if (!(await csrfHolds(context, request, '', fields.get('csrf')))) {
+          return csrfRefusedPage(context, request, null);
+        }
+        const next = safeNextPath(fields.get('next'));
+        const email = fields.get('email')?.trim() ?? '';
+        const result = await signIn.signIn(email, fields.get('password') ?? '', request.clientAddress);
+        if (result.outcome === 'throttled') {
+          const wait = result.retryAfterSeconds;
+          const error = `Too many failed sign-ins. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;
+          return signInPage(context, request, 429, { next, email, error }, { 'retry-after': String(wait) });
+        }
+        if (result.outcome === 'refused') {
+          return signInPage(context, request, 401, { next, email, error: 'Wrong email or password.' });
+        }
+        const cookie = serializeCookie(signIn.cookieName, result.sessionId, {
+          secure: secureCookies(context, request),
+        });
+        return redirect(next ?? home, { 'set-cookie': cookie });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/signout',
+      async handle(request) {
+        const user = await identify(context, request);
+        const cleared = serializeCookie(signIn.cookieName, '', {
+          maxAgeSeconds: 0,
+          secure: secureCookies(context, request),
+        });
+        const signedOut = redirect(`${context.basePath}/signin`, { 'set-cookie': cleared });
+        // A session that already ended (it expired while the page was open) has nothing left to end.
+        if (user === null) return signedOut;
+        if (!(await csrfHolds(context, request, user.userId, formFields(request.body).get('csrf')))) {
+          return csrfRefusedPage(context, request, user);
+        }
+        const sessionId = parseCookies(request.headers.cookie)[signIn.cookieName];
+        if (sessionId !== undefined) await signIn.signOut(sessionId);
+        return signedOut;
+      },
+    },
+  ];
+}

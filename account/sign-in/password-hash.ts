@@ -1,0 +1,48 @@
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+
+/** Cost of new hashes: scrypt with N = 2^15, r = 8, p = 1 (32 MiB, tens of milliseconds). */
+const defaults = { log2N: 15, r: 8, p: 1 };
+const keyLength = 32;
+
+function derive(password: string, salt: Buffer, log2N: number, r: number, p: number): Promise<Buffer> {
+  const options: ScryptOptions = { N: 2 ** log2N, r, p, maxmem: 2 * 128 * 2 ** log2N * r };
+  return new Promise((resolve, reject) => {
+    // Unicode normalization, so that the same password typed on two keyboards is the same password.
+    scrypt(password.normalize('NFKC'), salt, keyLength, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+/**
+ * A scrypt hash of a password with a random salt, as `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>`
+ * (base64url): the parameters travel with the hash, so that stronger ones can come later.
+ */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const { log2N, r, p } = defaults;
+  const key = await derive(password, salt, log2N, r, p);
+  return ['scrypt', log2N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+const small = (text: string | undefined, max: number): number | null =>
+  text !== undefined && /^\d{1,2}$/.test(text) && Number(text) >= 1 && Number(text) <= max
+    ? Number(text)
+    : null;
+
+/**
+ * Whether `password` is the one `stored` was made from, compared in constant time. False for a
+ * stored value that is not a hash of {@link hashPassword} (or asks for absurd parameters).
+ */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, log2NText, rText, pText, saltText, hashText] = stored.split('$');
+  const log2N = small(log2NText, 20);
+  const r = small(rText, 16);
+  const p = small(pText, 4);
+  if (scheme !== 'scrypt' || log2N === null || r === null || p === null || !saltText || !hashText)
+    return false;
+  const expected = Buffer.from(hashText, 'base64url');
+  if (expected.length !== keyLength) return false;
+  const key = await derive(password, Buffer.from(saltText, 'base64url'), log2N, r, p);
+  return timingSafeEqual(key, expected);
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { normalizeEmail, type TransportStateStore } from '../../core/adapter-kit.js';
+import { type Clock, systemClock } from '../../core/index.js';
+import type { ResolveUser } from '../account-user.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
+import { type SessionUser, sessionStore } from './sessions.js';
+import { defaultSignInLimits, type SignInLimits, signInThrottle } from './sign-in-throttle.js';
+
+/** Options of {@link passwordSignIn}. */
+export interface PasswordSignInOptions {
+  /**
+   * Where password hashes, sessions and the sign-in slow-down live: a namespaced view of the
+   * storage's transport state, e.g. `scopedTransportState(storage.transportState, 'account')`, so that
+   * every instance on the same storage shares them.
+   */
+  state: TransportStateStore;
+  /** Decides session expiry and the refill of the sign-in slow-down. */
+  clock?: Clock;
+  /** A session ends this long after its last use (ms; default 12 hours). */
+  sessionIdleMs?: number;
+  /** Failed sign-ins allowed per account and per address; {@link defaultSignInLimits} by default. */
+  limits?: Partial<SignInLimits>;
+}
+
+/** The answer of {@link PasswordSignIn.signIn}. */
+export type SignInResult =
+  | { outcome: 'signed-in'; sessionId: string; user: SessionUser }
+  /** Wrong email or password: which one is never told. */
+  | { outcome: 'refused' }
+  /** Too many failures lately for this account or this address: no password was checked. */
+  | { outcome: 'throttled'; retryAfterSeconds: number };
+
+/** The library's own sign-in with email and password, for hosts without one (the standalone service). */
+export interface PasswordSignIn {
+  /** Name of the session cookie. */
+  readonly cookieName: string;
+  /**
+   * Stores the scrypt hash of `user`'s password (never the password), replacing any earlier one.
+   * @throws RangeError for an empty password.
+   */
+  setPassword(user: SessionUser, password: string): Promise<void>;
+  /** Checks a password, slowed down after repeated failures, and starts a session when it is right. */
+  signIn(email: string, password: string, clientAddress: string): Promise<SignInResult>;
+  /** Ends a session on every instance. */
+  signOut(sessionId: string): Promise<void>;
+  /** The user of the session cookie of a request, or null: the `resolveUser` of `accountPages`. */
+  resolveUser: ResolveUser;
+}
+
+interface Credential {
+  user: SessionUser;
+  hash: string;
+}
+
+const credentialKey = (email: string) => `credential:${normalizeEmail(email)}`;
+
+/** Email-and-password sign-in with sessions in storage (docs in README.md#account-pages). */
+export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
+  const { state } = options;
+  const clock = options.clock ?? systemClock;
+  const sessions = sessionStore(state, clock, options.sessionIdleMs ?? 12 * 3600_000);
+  const throttle = signInThrottle(state, clock, { ...defaultSignInLimits, ...options.limits });
+  const cookieName = 'chat_notify_session';
+  // Unknown emails are checked against this, so that they take as long as known ones.
+  let decoy: Promise<string> | null = null;
+
+  return {
+    cookieName,
+    async setPassword(user, password) {
+      if (password === '') throw new RangeError(`The password of ${user.email} is empty`);
+      const credential: Credential = { user, hash: await hashPassword(password) };
+      await state.set(credentialKey(user.email), JSON.stringify(credential));
+    },
+    async signIn(email, password, clientAddress) {
+      const reservation = await throttle.reserve(normalizeEmail(email), clientAddress);
+      if (!reservation.granted)
+        return { outcome: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
+      const record = await state.get(credentialKey(email));
+      const credential = record === null ? null : (JSON.parse(record.value) as Credential);
+      decoy ??= hashPassword(randomBytes(16).toString('base64url'));
+      const right = await verifyPassword(password, credential?.hash ?? (await decoy));
+      if (!right || credential === null) return { outcome: 'refused' };
+      await reservation.release();
+      return {
+        outcome: 'signed-in',
+        sessionId: await sessions.create(credential.user),
+        user: credential.user,
+      };
+    },
+    signOut: (sessionId) => sessions.end(sessionId),
+    resolveUser: async (request) => {
+      const sessionId = request.cookies[cookieName];
+      return sessionId === undefined ? null : sessions.read(sessionId);
+    },
+  };
+}

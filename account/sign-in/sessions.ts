@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { TransportStateStore } from '../../core/adapter-kit.js';
+import { randomBase62 } from '../../core/adapter-kit.js';
+import type { Clock } from '../../core/index.js';
+import type { AccountUser } from '../account-user.js';
+
+/** The person a session belongs to, as they were when they signed in. */
+export type SessionUser = Required<AccountUser>;
+
+/** Sessions of the library's sign-in, kept in storage so that every instance knows them. */
+export interface SessionStore {
+  /** Starts a session and answers its id: the cookie's value, known to nobody else. */
+  create(user: SessionUser): Promise<string>;
+  /** The user of a live session, extending its life; null for an unknown, ended or expired one. */
+  read(sessionId: string): Promise<SessionUser | null>;
+  /** Ends a session at once, for every instance. Idempotent. */
+  end(sessionId: string): Promise<void>;
+}
+
+interface StoredSession {
+  user: SessionUser;
+  /** When its expiry was last pushed back (epoch ms). */
+  touchedAt: number;
+}
+
+const idPattern = /^[A-Za-z0-9]{32}$/;
+
+/**
+ * Sessions that end `idleMs` after their last use (sliding, pushed back at most once a minute so that
+ * reading a session is not a write each time). The store keeps only a SHA-256 of each id, so its
+ * content cannot be replayed as a cookie.
+ */
+export function sessionStore(state: TransportStateStore, clock: Clock, idleMs: number): SessionStore {
+  const keyOf = (sessionId: string) => `session:${createHash('sha256').update(sessionId).digest('hex')}`;
+  const touchEveryMs = Math.min(60_000, idleMs / 10);
+  return {
+    async create(user) {
+      const sessionId = randomBase62(32);
+      const session: StoredSession = { user, touchedAt: clock.now() };
+      await state.set(keyOf(sessionId), JSON.stringify(session), { ttlMs: idleMs });
+      return sessionId;
+    },
+    async read(sessionId) {
+      if (!idPattern.test(sessionId)) return null;
+      const key = keyOf(sessionId);
+      const record = await state.get(key);
+      if (record === null) return null;
+      const session = JSON.parse(record.value) as StoredSession;
+      const now = clock.now();
+      if (now - session.touchedAt >= touchEveryMs) {
+        // Compare-and-set: a session ended meanwhile must stay ended, not be written back.
+        const touched: StoredSession = { ...session, touchedAt: now };
+        await state.compareAndSet(key, JSON.stringify(touched), record.version, { ttlMs: idleMs });
+      }
+      return session.user;
+    },
+    end: (sessionId) => state.delete(keyOf(sessionId)),
+  };
+}

@@ -1,0 +1,329 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPasswords } from '../../examples/standalone/demo-seed.js';
+import { type StandaloneProcess, startStandaloneProcess } from '../support/standalone-process.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const hasChromium = existsSync(chromiumPath);
+// In CI a missing browser is a broken image, not a reason to skip: the suite runs and fails there.
+const skip = !hasChromium && process.env.CI !== 'true';
+if (skip) {
+  console.warn(
+    `Skipping the account pages browser test: ${chromiumPath} not found (apt-get install -y chromium).`,
+  );
+}
+
+/** Screenshots of every page, for people to look at (git-ignored; docs/screenshots holds copies). */
+const screenshots = join('test-output', 'account-pages');
+
+const alice = { email: 'alice@acme.test', password: demoPasswords.alice };
+const bob = { email: 'bob@acme.test', password: demoPasswords.bob };
+
+describe.skipIf(skip)('the account pages in a real browser (standalone service)', () => {
+  let service: StandaloneProcess;
+  let browser: Browser;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!hasChromium) throw new Error(`${chromiumPath} is required in CI (apt-get install -y chromium)`);
+    mkdirSync(screenshots, { recursive: true });
+    service = await startStandaloneProcess();
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  async function newPage(
+    options: BrowserContextOptions = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({
+      locale: 'en-US',
+      viewport: { width: 1100, height: 760 },
+      ...options,
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    });
+    return { context, page };
+  }
+
+  const shoot = (page: Page, name: string) =>
+    page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+
+  async function signIn(page: Page, who: { email: string; password: string }, start = '/account') {
+    await page.goto(`${service.base}${start}`);
+    expect(new URL(page.url()).pathname).toBe('/signin');
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel('Password').fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${service.base}${start}`);
+  }
+
+  async function createKey(page: Page, label: string): Promise<string> {
+    await page.getByLabel('Label').fill(label);
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your new API key' });
+    await dialog.waitFor();
+    return dialog.getByLabel('New API key').inputValue();
+  }
+
+  const notify = (apiKey: string) =>
+    fetch(`${service.base}/api/notify`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_emails: ['carol@acme.test'], message: 'Deployed' }),
+    });
+
+  it('prints the address of the account pages when ready', async () => {
+    const ready = await service.next((line) => line.message === 'ready');
+    expect(ready.account).toBe(`http://localhost:${service.port}/account`);
+  });
+
+  it('refuses a wrong password without saying which part was wrong', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${service.base}/account`);
+    expect(page.url()).toBe(`${service.base}/signin?next=%2Faccount`);
+    await shoot(page, 'sign-in');
+    await page.getByLabel('Email').fill(alice.email);
+    await page.getByLabel('Password').fill('not her password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toBe('Wrong email or password.');
+    expect(new URL(page.url()).pathname).toBe('/signin');
+    await shoot(page, 'sign-in-refused');
+    await page.goto(`${service.base}/account`);
+    expect(new URL(page.url()).pathname).toBe('/signin');
+    await context.close();
+  });
+
+  it('creates a key shown once, shows its last use, and revokes it so that the API refuses it', async () => {
+    const { context, page } = await newPage({ timezoneId: 'Asia/Tokyo' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.base });
+    await signIn(page, bob);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+    const apiKey = await createKey(page, 'ci pipeline');
+    expect(apiKey).toMatch(/^cnk_[A-Za-z0-9]{40}$/);
+    const dialog = page.getByRole('dialog', { name: 'Your new API key' });
+    await dialog.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe('Copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+    await shoot(page, 'account-new-key');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+
+    const row = page.getByRole('row').filter({ hasText: 'ci pipeline' });
+    await row.waitFor();
+    expect(await page.content()).not.toContain(apiKey);
+    await page.reload();
+    expect(await page.content()).not.toContain(apiKey);
+    expect(await row.getByRole('cell').first().textContent()).toBe(`${apiKey.slice(0, 12)}…`);
+
+    // Times in the viewer's zone (Tokyo, UTC+9), from the UTC the server wrote.
+    const created = row.locator('time').first();
+    const iso = (await created.getAttribute('datetime')) ?? '';
+    const tokyo = new Intl.DateTimeFormat('en-US', {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'Asia/Tokyo',
+    });
+    expect(await created.textContent()).toBe(tokyo.format(new Date(iso)));
+    const lastUsed = row.getByRole('cell').nth(3);
+    expect(await lastUsed.textContent()).toBe('Never');
+
+    expect((await notify(apiKey)).status).toBe(200);
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return lastUsed.locator('time').count();
+      })
+      .toBe(1);
+    await shoot(page, 'account');
+
+    await row.getByRole('button', { name: /^Revoke/ }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain('ci pipeline');
+    await shoot(page, 'account-revoke-confirm');
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('status').filter({ hasText: 'is revoked' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'ci pipeline' }).count()).toBe(0);
+
+    const refused = await notify(apiKey);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ status: 'error', details: 'Invalid API key' });
+    await context.close();
+  });
+
+  it("lets an admin see a member's key, find it by search and revoke it", async () => {
+    const member = await newPage();
+    await signIn(member.page, bob);
+    const apiKey = await createKey(member.page, 'nightly export');
+    await member.page.keyboard.press('Escape');
+    await member.page.getByRole('row').filter({ hasText: 'nightly export' }).waitFor();
+
+    const { context, page } = await newPage();
+    await signIn(page, alice, '/admin/keys');
+    await page.getByRole('heading', { name: 'All keys of the organization' }).waitFor();
+    const rows = page.getByRole('row').filter({ hasText: 'nightly export' });
+    expect(await rows.first().textContent()).toContain('bob@acme.test');
+
+    await page.getByLabel('Search').fill('nightly');
+    await page.getByLabel('Search').press('Enter');
+    await page.waitForURL(/\?search=nightly$/);
+    const found = page.getByRole('table', { name: 'Keys' }).getByRole('row');
+    expect(await found.count()).toBe(2);
+    expect(await found.nth(1).textContent()).toContain('Bob Roe');
+    await shoot(page, 'admin-keys');
+
+    // With the keyboard: the row's button, then the dialog's.
+    await found
+      .nth(1)
+      .getByRole('button', { name: /^Revoke/ })
+      .focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Revoke key' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'is revoked' }).waitFor();
+    expect(await page.getByRole('row').filter({ hasText: 'nightly export' }).first().textContent()).toContain(
+      'Revoked',
+    );
+
+    const activity = page.getByRole('table', { name: 'Recent activity' });
+    const latest = activity.getByRole('row').nth(1);
+    expect(await latest.textContent()).toContain('Alice Doe');
+    expect(await latest.textContent()).toContain('Revoked');
+    expect(await latest.textContent()).toContain('nightly export');
+    await shoot(page, 'admin-keys-revoked');
+
+    expect((await notify(apiKey)).status).toBe(401);
+    await context.close();
+    await member.context.close();
+  });
+
+  it('refuses the admin page to a member', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    expect(await page.getByRole('link', { name: 'All keys of the organization' }).count()).toBe(0);
+    const response = await page.goto(`${service.base}/admin/keys`);
+    expect(response?.status()).toBe(403);
+    await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    await shoot(page, 'admin-keys-refused');
+    await context.close();
+  });
+
+  it('refuses a post without the CSRF token', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    const forged = await page.request.post(`${service.base}/account/keys`, {
+      form: { label: 'forged' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+    const signOut = await page.request.post(`${service.base}/signout`, { form: {}, maxRedirects: 0 });
+    expect(signOut.status()).toBe(403);
+    const forgedSignIn = await page.request.post(`${service.base}/signin`, {
+      form: { email: alice.email, password: alice.password },
+      maxRedirects: 0,
+    });
+    expect(forgedSignIn.status()).toBe(403);
+    await page.reload();
+    expect(new URL(page.url()).pathname).toBe('/account');
+    expect(await page.getByText('Signed in as Bob Roe').count()).toBe(1);
+    expect(await page.getByRole('row').filter({ hasText: 'forged' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('ends the session on sign-out, for that cookie everywhere', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    const cookies = await context.cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${service.base}/signin`);
+    await page.goto(`${service.base}/account`);
+    expect(new URL(page.url()).pathname).toBe('/signin');
+
+    const replay = await newPage();
+    await replay.context.addCookies(cookies);
+    await replay.page.goto(`${service.base}/account`);
+    expect(new URL(replay.page.url()).pathname).toBe('/signin');
+    await replay.context.close();
+    await context.close();
+  });
+
+  it('works on a phone, with the keyboard only', async () => {
+    const { context, page } = await newPage({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
+    await page.goto(`${service.base}/account`);
+    await page.keyboard.type(alice.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(alice.password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${service.base}/account`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+
+    await page.getByLabel('Label').focus();
+    await page.keyboard.type('phone test');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Your new API key' });
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-key-value');
+    await shoot(page, 'account-phone-new-key');
+    await page.keyboard.press('Escape');
+    await page.getByRole('row').filter({ hasText: 'phone test' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await shoot(page, 'account-phone');
+    await context.close();
+  });
+
+  it('works without JavaScript: the key in an open dialog, revocation confirmed on a page', async () => {
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    await signIn(page, bob);
+    await page.getByLabel('Label').fill('no script');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your new API key' });
+    await dialog.waitFor();
+    const apiKey = await dialog.getByLabel('New API key').inputValue();
+    expect(apiKey).toMatch(/^cnk_/);
+    expect(await dialog.getByRole('button', { name: 'Copy' }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    const row = page.getByRole('row').filter({ hasText: 'no script' });
+    // Without the script, times stay in UTC, and say so.
+    expect(await row.locator('time').first().textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+    await row.getByRole('button', { name: /^Revoke/ }).click();
+    await page.getByRole('heading', { name: 'Revoke this key?' }).waitFor();
+    await shoot(page, 'account-revoke-without-script');
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(/\/account\?revoked=/);
+    expect(await page.getByRole('row').filter({ hasText: 'no script' }).count()).toBe(0);
+    expect((await notify(apiKey)).status).toBe(401);
+    await context.close();
+  });
+
+  it('ran without script errors or Content-Security-Policy violations', () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,281 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type AccountBrowser,
+  type AccountTestApp,
+  appUserCookie,
+  signedInBrowser,
+  startAccountApp,
+} from '../support/account-app.js';
+import { manualClock } from '../support/manual-clock.js';
+import { testKeys } from '../support/test-seed.js';
+import { type Answer, call, expectError } from './client.js';
+import { hostKinds } from './harness.js';
+
+interface KeyJson {
+  id: string;
+  label: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  owner: { name: string; email: string };
+}
+
+const post = (app: AccountTestApp, browser: AccountBrowser, path: string, body?: unknown, headers = {}) =>
+  call(`${app.pagesUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      cookie: browser.cookie,
+      'x-csrf-token': browser.csrfToken,
+      'content-type': 'application/json',
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+const get = (app: AccountTestApp, browser: AccountBrowser, path: string) =>
+  call(`${app.pagesUrl}${path}`, { headers: { cookie: browser.cookie } });
+
+const notify = (app: AccountTestApp, apiKey: string) =>
+  call(`${app.origin}/api/notify`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Deployed' }),
+  });
+
+const keysOf = (answer: Answer) => (answer.json as { keys: KeyJson[] }).keys;
+
+describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
+  let app: AccountTestApp;
+  afterEach(async () => {
+    await app.close();
+  });
+
+  it('answers 401 to a caller who is not signed in, in the error shape', async () => {
+    app = await startAccountApp(kind);
+    expectError(await call(`${app.pagesUrl}/account/api/keys`), 401, 'Not signed in');
+    expectError(await call(`${app.pagesUrl}/admin/api/audit`), 401, 'Not signed in');
+  });
+
+  it('refuses every admin operation to a member with 403, the page included', async () => {
+    app = await startAccountApp(kind);
+    const bob = await signedInBrowser(app, 'bob@acme.test');
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const aliceKey = keysOf(await get(app, alice, '/account/api/keys'))[0];
+    const refusal = 'Only organization admins can manage every key of the organization';
+    expectError(await get(app, bob, '/admin/api/keys'), 403, refusal);
+    expectError(await get(app, bob, '/admin/api/keys?search=alice'), 403, refusal);
+    expectError(await get(app, bob, '/admin/api/audit'), 403, refusal);
+    expectError(await post(app, bob, `/admin/api/keys/${aliceKey?.id}/revoke`), 403, refusal);
+    const page = await get(app, bob, '/admin/keys');
+    expect(page.status).toBe(403);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Only organization admins can see every key of the organization.');
+    expect((await notify(app, testKeys.alice)).status).toBe(200);
+  });
+
+  it('answers 404 for a key of another organization, or of another member, and leaves it valid', async () => {
+    app = await startAccountApp(kind);
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const gina = await signedInBrowser(app, 'gina@globex.test');
+    const bob = await signedInBrowser(app, 'bob@acme.test');
+    const aliceKey = keysOf(await get(app, alice, '/account/api/keys'))[0];
+    expect(aliceKey?.owner.email).toBe('alice@acme.test');
+    expectError(await post(app, gina, `/admin/api/keys/${aliceKey?.id}/revoke`), 404, 'API key not found');
+    expectError(await post(app, gina, `/account/api/keys/${aliceKey?.id}/revoke`), 404, 'API key not found');
+    expectError(await post(app, bob, `/account/api/keys/${aliceKey?.id}/revoke`), 404, 'API key not found');
+    expect(keysOf(await get(app, gina, '/admin/api/keys')).map((key) => key.owner.email)).toEqual([
+      'gina@globex.test',
+    ]);
+    expect((await notify(app, testKeys.alice)).status).toBe(200);
+  });
+
+  it('refuses a post without the CSRF token of its browser and user with 403', async () => {
+    app = await startAccountApp(kind);
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const bob = await signedInBrowser(app, 'bob@acme.test');
+    const refusal = 'Missing or invalid CSRF token';
+    expectError(
+      await post(app, alice, '/account/api/keys', { label: 'x' }, { 'x-csrf-token': '' }),
+      403,
+      refusal,
+    );
+    // Another user's token, even with that user's anchor cookie.
+    expectError(
+      await post(app, { ...alice, csrfToken: bob.csrfToken }, '/account/api/keys', { label: 'x' }),
+      403,
+      refusal,
+    );
+    const bobAnchor = bob.cookie.split('; ')[1];
+    const forged = { cookie: `${appUserCookie}=alice%40acme.test; ${bobAnchor}`, csrfToken: bob.csrfToken };
+    expectError(await post(app, forged, '/account/api/keys', { label: 'x' }), 403, refusal);
+    // The right token without the anchor cookie it was made for.
+    const noAnchor = { cookie: `${appUserCookie}=alice%40acme.test`, csrfToken: alice.csrfToken };
+    expectError(await post(app, noAnchor, '/account/api/keys', { label: 'x' }), 403, refusal);
+    // The page's form, posted from elsewhere without its hidden field.
+    const form = await call(`${app.pagesUrl}/account/keys`, {
+      method: 'POST',
+      headers: { cookie: alice.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'label=forged',
+    });
+    expect(form.status).toBe(403);
+    expect(form.text).toContain('This form has expired');
+    expect(keysOf(await get(app, alice, '/account/api/keys')).map((key) => key.label)).toEqual(['tests']);
+    expect((await post(app, alice, '/account/api/keys', { label: 'accepted' })).status).toBe(201);
+  });
+
+  it('records who, when, which key and from which address; a revoked key is refused on the next request', async () => {
+    const clock = manualClock();
+    app = await startAccountApp(kind, { clock, trustProxy: 1 });
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const created = await post(
+      app,
+      alice,
+      '/account/api/keys',
+      { label: '  deploy bot  ' },
+      {
+        'x-forwarded-for': '203.0.113.7',
+      },
+    );
+    expect(created.status).toBe(201);
+    const { api_key: apiKey, key } = created.json as { api_key: string; key: KeyJson };
+    expect(apiKey).toMatch(/^cnk_[A-Za-z0-9]{40}$/);
+    expect(key).toEqual({
+      id: expect.any(String),
+      label: 'deploy bot',
+      prefix: apiKey.slice(0, 12),
+      created_at: '2026-01-01T00:00:00.000Z',
+      last_used_at: null,
+      revoked_at: null,
+      owner: { name: 'Alice Doe', email: 'alice@acme.test' },
+    });
+    // Shown once: no listing ever holds the plaintext.
+    expect((await get(app, alice, '/account/api/keys')).text).not.toContain(apiKey);
+
+    expect((await notify(app, apiKey)).status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          keysOf(await get(app, alice, '/account/api/keys')).find((k) => k.id === key.id)?.last_used_at,
+      )
+      .toBe('2026-01-01T00:00:00.000Z');
+
+    clock.advance(90_000);
+    expect(
+      (
+        await post(app, alice, `/account/api/keys/${key.id}/revoke`, undefined, {
+          'x-forwarded-for': '198.51.100.4',
+        })
+      ).json,
+    ).toEqual({
+      status: 'ok',
+    });
+    expectError(await notify(app, apiKey), 401, 'Invalid API key');
+
+    const audit = await get(app, alice, '/admin/api/audit');
+    expect(audit.status).toBe(200);
+    const actor = { user_id: expect.any(String), name: 'Alice Doe', email: 'alice@acme.test' };
+    const which = { id: key.id, prefix: key.prefix, label: 'deploy bot', owner: key.owner };
+    expect((audit.json as { entries: unknown[] }).entries).toEqual([
+      { at: '2026-01-01T00:01:30.000Z', action: 'revoke', actor, key: which, client_address: '198.51.100.4' },
+      { at: '2026-01-01T00:00:00.000Z', action: 'create', actor, key: which, client_address: '203.0.113.7' },
+    ]);
+  });
+
+  it("lets an admin find a member's key by search and revoke it", async () => {
+    app = await startAccountApp(kind);
+    const bob = await signedInBrowser(app, 'bob@acme.test');
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const { api_key: bobKey, key } = (await post(app, bob, '/account/api/keys', { label: 'nightly export' }))
+      .json as {
+      api_key: string;
+      key: KeyJson;
+    };
+    for (const search of ['NIGHTLY', key.prefix, 'Bob Roe', 'bob@acme']) {
+      const found = keysOf(await get(app, alice, `/admin/api/keys?search=${encodeURIComponent(search)}`));
+      expect(
+        found.map((k) => k.id),
+        search,
+      ).toContain(key.id);
+      expect(found.every((k) => k.owner.email === 'bob@acme.test' || search === key.prefix)).toBe(true);
+    }
+    expect(keysOf(await get(app, alice, '/admin/api/keys?search=no-such-key'))).toEqual([]);
+    expect((await post(app, alice, `/admin/api/keys/${key.id}/revoke`)).status).toBe(200);
+    expectError(await notify(app, bobKey), 401, 'Invalid API key');
+    const revoked = keysOf(await get(app, bob, '/account/api/keys')).find((k) => k.id === key.id);
+    expect(revoked?.revoked_at).toEqual(expect.any(String));
+    const audit = (await get(app, alice, '/admin/api/audit')).json as { entries: unknown[] };
+    expect(audit.entries[0]).toMatchObject({
+      action: 'revoke',
+      actor: { email: 'alice@acme.test' },
+      key: { owner: { email: 'bob@acme.test' } },
+    });
+  });
+
+  it("sends a signed-out visitor of a page to the application's sign-in page and back, or answers 401", async () => {
+    app = await startAccountApp(kind, { signInPath: '/login' });
+    const visit = await fetch(`${app.pagesUrl}/admin/keys?search=bob`, { redirect: 'manual' });
+    expect(visit.status).toBe(303);
+    expect(visit.headers.get('location')).toBe('/login?next=%2Fapp%2Fadmin%2Fkeys%3Fsearch%3Dbob');
+    await app.close();
+
+    app = await startAccountApp(kind);
+    const page = await call(`${app.pagesUrl}/account`);
+    expect(page.status).toBe(401);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Sign in to manage your API keys.');
+  });
+
+  it('serves pages with a nonce-only Content-Security-Policy, no framing, and a CSRF cookie that scripts cannot read', async () => {
+    app = await startAccountApp(kind);
+    const page = await call(`${app.pagesUrl}/account`, {
+      headers: { cookie: `${appUserCookie}=alice%40acme.test` },
+    });
+    expect(page.status).toBe(200);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([A-Za-z0-9]+)'/.exec(policy)?.[1];
+    expect(nonce).toBeDefined();
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('set-cookie')).toMatch(
+      /^chat_notify_csrf=[A-Za-z0-9]{32}; Path=\/; HttpOnly; SameSite=Lax$/,
+    );
+    expect(page.text).toContain(`<script nonce="${nonce}">`);
+    expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    // Behind a proxy that reports https, the cookie is Secure.
+    const proxied = await call(`${app.pagesUrl}/account`, {
+      headers: { cookie: `${appUserCookie}=alice%40acme.test`, 'x-forwarded-proto': 'https' },
+    });
+    expect(proxied.headers.get('set-cookie')).toMatch(/; Secure$/);
+  });
+
+  it('escapes what people typed wherever the pages show it', async () => {
+    app = await startAccountApp(kind);
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const label = '<img src=x onerror=alert(1)> & "quoted"';
+    expect((await post(app, alice, '/account/api/keys', { label })).status).toBe(201);
+    for (const path of ['/account', '/admin/keys']) {
+      const page = await get(app, alice, path);
+      expect(page.text, path).not.toContain('<img src=x');
+      expect(page.text, path).toContain('&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quoted&quot;');
+    }
+  });
+
+  it('refuses malformed creations with 400 in the error shape', async () => {
+    app = await startAccountApp(kind);
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    expectError(
+      await post(app, alice, '/account/api/keys', { label: '   ' }),
+      400,
+      'label: must be 1 to 100 characters',
+    );
+    expectError(
+      await post(app, alice, '/account/api/keys', { label: 'x', owner: 'bob' }),
+      400,
+      'owner: unknown field',
+    );
+    expectError(await post(app, alice, '/account/api/keys', { label: 7 }), 400, 'label: must be a string');
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { passwordSignIn } from '../../account/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { manualClock } from '../support/manual-clock.js';
+
+const user = (name: string) => ({
+  userId: `usr_${name}`,
+  organizationId: 'acme',
+  admin: false,
+  name,
+  email: `${name}@acme.test`,
+});
+
+async function setUp() {
+  const clock = manualClock();
+  const state = scopedTransportState(memoryStorage({ clock }).transportState, 'account');
+  const signIn = passwordSignIn({
+    state,
+    clock,
+    limits: { perAccount: { burst: 3, perSecond: 1 / 30 }, perAddress: { burst: 6, perSecond: 1 / 10 } },
+  });
+  for (const name of ['alice', 'bob', 'carol', 'dave'])
+    await signIn.setPassword(user(name), `${name}-password`);
+  return { clock, signIn };
+}
+
+describe('the sign-in slow-down', () => {
+  it('refuses a wrong password without telling whether the email exists', async () => {
+    const { signIn } = await setUp();
+    expect(await signIn.signIn('alice@acme.test', 'wrong', '192.0.2.1')).toEqual({ outcome: 'refused' });
+    expect(await signIn.signIn('nobody@acme.test', 'wrong', '192.0.2.2')).toEqual({ outcome: 'refused' });
+  });
+
+  it('stops checking an account after repeated failures, then lets the right password in after the wait', async () => {
+    const { clock, signIn } = await setUp();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await signIn.signIn('alice@acme.test', 'guess', `192.0.2.${attempt}`)).outcome).toBe('refused');
+    }
+    // Even the right password, from a fresh address, waits: guessing on gains nothing.
+    expect(await signIn.signIn('alice@acme.test', 'alice-password', '198.51.100.1')).toEqual({
+      outcome: 'throttled',
+      retryAfterSeconds: 30,
+    });
+    clock.advance(29_000);
+    expect((await signIn.signIn('Alice@Acme.test', 'alice-password', '198.51.100.1')).outcome).toBe(
+      'throttled',
+    );
+    clock.advance(1_000);
+    expect((await signIn.signIn('alice@acme.test', 'alice-password', '198.51.100.1')).outcome).toBe(
+      'signed-in',
+    );
+  });
+
+  it('slows an address that guesses across accounts, not the accounts elsewhere', async () => {
+    const { clock, signIn } = await setUp();
+    for (const name of ['alice', 'alice', 'bob', 'bob', 'carol', 'carol']) {
+      expect((await signIn.signIn(`${name}@acme.test`, 'guess', '203.0.113.9')).outcome).toBe('refused');
+    }
+    expect(await signIn.signIn('dave@acme.test', 'dave-password', '203.0.113.9')).toEqual({
+      outcome: 'throttled',
+      retryAfterSeconds: 10,
+    });
+    expect((await signIn.signIn('dave@acme.test', 'dave-password', '192.0.2.50')).outcome).toBe('signed-in');
+    clock.advance(10_000);
+    expect((await signIn.signIn('dave@acme.test', 'dave-password', '203.0.113.9')).outcome).toBe('signed-in');
+  });
+
+  it('does not count successful sign-ins', async () => {
+    const { signIn } = await setUp();
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await signIn.signIn('bob@acme.test', 'bob-password', '192.0.2.1')).outcome).toBe('signed-in');
+    }
+  });
+
+  it('counts concurrent guesses before checking any of them', async () => {
+    const { signIn } = await setUp();
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => signIn.signIn('carol@acme.test', 'guess', `192.0.2.${i}`)),
+    );
+    expect(outcomes.filter((result) => result.outcome === 'refused')).toHaveLength(3);
+    expect(outcomes.filter((result) => result.outcome === 'throttled')).toHaveLength(5);
+  });
+});
