@@ -8,6 +8,7 @@ export const libraryBuild: Options = {
     inbox: 'adapters/chat/inbox/index.ts',
     slack: 'adapters/chat/slack/index.ts',
     teams: 'adapters/chat/teams/index.ts',
+    account: 'account/index.ts',
     callbacks: 'adapters/callbacks/index.ts',
     client: 'client/index.ts',
     'adapter-kit': 'core/adapter-kit.ts',

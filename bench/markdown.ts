@@ -5,6 +5,7 @@
  */
 import { parseMarkdown } from '../core/markdown/parse.js';
 import { opsPerSecond, report } from './measure.js';
+import { sized } from './options.js';
 
 const LENGTH = 4000;
 
@@ -61,16 +62,16 @@ function adversarialMessages(): string[] {
 const perParse = (rate: number) => `${(1000 / rate).toFixed(3)} ms per parse`;
 
 /** Prints the markdown figures: the baselines, then the adversarial family's slowest messages. */
-export async function benchmarkMarkdown(): Promise<void> {
+async function benchmarkMarkdown(): Promise<void> {
   const prose = fill(
     'Deploy of the billing service finished, all checks green; the old nodes drain tonight. ',
     LENGTH,
   );
-  const scan = await opsPerSecond(200_000, () => prose.indexOf('\u0000'));
+  const scan = await opsPerSecond(sized(200_000, 20_000), () => prose.indexOf('\u0000'));
   console.log(
     `reference: one String.prototype.indexOf scan of ${LENGTH} characters: ${scan.toFixed(0)} ops/s`,
   );
-  const baseline = await opsPerSecond(2_000, () => parseMarkdown(prose));
+  const baseline = await opsPerSecond(sized(2_000, 100), () => parseMarkdown(prose));
   console.log(
     `baseline: parse of ${LENGTH} characters of plain prose: ${baseline.toFixed(0)} ops/s, ${perParse(baseline)}\n`,
   );
@@ -87,7 +88,7 @@ export async function benchmarkMarkdown(): Promise<void> {
     .sort((a, b) => b.time - a.time);
   const slowest: Array<{ message: string; rate: number }> = [];
   for (const { message } of ranked.slice(0, 5)) {
-    slowest.push({ message, rate: await opsPerSecond(500, () => parseMarkdown(message)) });
+    slowest.push({ message, rate: await opsPerSecond(sized(500, 10), () => parseMarkdown(message)) });
   }
   slowest.sort((a, b) => a.rate - b.rate);
   for (const { message, rate } of slowest)
@@ -99,3 +100,5 @@ export async function benchmarkMarkdown(): Promise<void> {
     );
   }
 }
+
+await benchmarkMarkdown();

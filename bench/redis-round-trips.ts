@@ -21,13 +21,14 @@ import type { RedisStorageClient } from '../adapters/storage/redis/redis-client.
 import { createNotifier } from '../core/notifier.js';
 import { digestApiKey } from '../core/security/api-key-format.js';
 import { testKeys, testSeed } from '../test/support/test-seed.js';
+import { saveFigures, sized } from './options.js';
 
 type Client = ReturnType<typeof createClient>;
 type SendArgs = Parameters<Client['sendCommand']>;
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keyPrefix = `chat-notify-bench:${randomUUID()}:`;
-const iterations = 20;
+const iterations = sized(20, 3);
 
 const scriptNames = new Map<string, string>();
 for (const module of [
@@ -286,12 +287,19 @@ const operations: Array<[string, () => Promise<unknown>, () => Promise<unknown>]
 ];
 
 const details: string[] = [];
+const figures: Record<string, { roundTrips: number; serverCommands: number; medianMicroseconds: number }> =
+  {};
 for (const [name, operation, prepare] of operations) {
   for (let i = 0; i < 3; i += 1) await operation();
   const samples: Sample[] = [];
   for (let i = 0; i < iterations; i += 1) samples.push(await sample(operation, prepare));
   const typical = samples[samples.length - 1]!;
   const ms = median(samples.map((s) => s.ms));
+  figures[name] = {
+    roundTrips: typical.roundTrips,
+    serverCommands: typical.server,
+    medianMicroseconds: ms * 1000,
+  };
   const late = typical.lateWrites > 0 ? ` (+${typical.lateWrites} after the answer)` : '';
   console.log(
     `${name.padEnd(52)} ${String(typical.roundTrips).padStart(11)} ${String(typical.writes).padStart(7)} ${String(typical.sent).padStart(5)} ${String(typical.server).padStart(11)} ${`${(ms * 1000).toFixed(0)} µs`.padStart(9)} ${(ms / pingMs).toFixed(1).padStart(7)}${late}`,
@@ -313,6 +321,7 @@ console.log(
     'and without being awaited; the last line shows a request that writes it.',
 );
 
+saveFigures({ pingMicroseconds: pingMs * 1000, operations: figures });
 await notifier.stop();
 for await (const keys of raw.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
   if (keys.length > 0) await raw.unlink(keys);

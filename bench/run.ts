@@ -1,98 +1,135 @@
 /**
- * Prints throughput figures of the hot paths, each against a baseline measured in the same run,
- * so the ratios mean something on any machine. Never a pass/fail on time.
+ * `npm run bench` (`-- --quick` in CI): runs every benchmark in a process of its own (so that
+ * memory figures are not disturbed by the others), prints what each prints, and writes
+ * `bench/report.md` and `bench/report.json` with the machine's details. Figures are printed, never
+ * judged: the run fails only when a benchmark breaks.
  */
-import { inboxTransport } from '../adapters/chat/inbox/index.js';
-import { memoryStorage } from '../adapters/storage/memory/index.js';
-import { createNotifier } from '../core/notifier.js';
-import { notifyRequestSchema } from '../core/schemas/notify-request.js';
-import { testKeys, testSeed } from '../test/support/test-seed.js';
-import { benchmarkMarkdown } from './markdown.js';
-import { opsPerSecond, report } from './measure.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { quick } from './options.js';
 
-const unlimited = { burst: 1e12, perSecond: 1e12 };
-const storage = memoryStorage();
-const notifier = createNotifier({
-  storage,
-  transports: [inboxTransport()],
-  rateLimits: { perKey: unlimited, perOrganization: unlimited },
-});
-await notifier.seed(testSeed);
+/** One benchmark script and what it measures. */
+interface Benchmark {
+  file: string;
+  title: string;
+}
 
-const plainBody = JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Deploy *v2* finished' });
-const interactiveBody = JSON.stringify({
-  user_emails: ['bob@acme.test', 'dave@acme.test'],
-  message: 'Approve?',
-  response_request: {
-    options: [
-      { text: 'Yes', value: 'yes' },
-      { text: 'No', value: 'no' },
-    ],
-    timeout_minutes: 30,
-  },
-});
-const bytes = (text: string) => [new TextEncoder().encode(text)];
-const post = (body: string, extra: Record<string, string> = {}) =>
-  notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json', ...extra },
-    body: bytes(body),
-    clientAddress: '127.0.0.1',
-  });
+const benchmarks: Benchmark[] = [
+  { file: 'http.ts', title: 'HTTP throughput against the bare frameworks (autocannon)' },
+  { file: 'redis-round-trips.ts', title: 'Redis round trips per HTTP call' },
+  { file: 'in-process.ts', title: 'Hot paths in process' },
+  { file: 'retention-memory.ts', title: 'Memory over many sends with a short retention' },
+  { file: 'pending-scale.ts', title: 'Pending interactive requests: bytes and expiries' },
+  { file: 'dispatch.ts', title: 'Request machine dispatch' },
+  { file: 'markdown.ts', title: 'Markdown parsing' },
+];
 
-const baseline = await opsPerSecond(20_000, () => notifyRequestSchema.parse(JSON.parse(plainBody)));
-console.log(`baseline: JSON.parse + schema validation of a plain send body: ${baseline.toFixed(0)} ops/s\n`);
+/** What one benchmark left. */
+interface Outcome {
+  file: string;
+  title: string;
+  ok: boolean;
+  exitCode: number | null;
+  seconds: number;
+  output: string;
+  figures: unknown;
+}
 
-report(
-  'send, fire-and-forget, 1 recipient (memory, inbox)',
-  await opsPerSecond(5_000, () => post(plainBody)),
-  baseline,
+const here = fileURLToPath(new URL('.', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'chat-notify-bench-'));
+
+async function run(benchmark: Benchmark): Promise<Outcome> {
+  const figuresPath = join(scratch, `${benchmark.file}.json`);
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', join(here, benchmark.file), ...(quick ? ['--quick'] : [])],
+    { env: { ...process.env, BENCH_FIGURES: figuresPath }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      process.stdout.write(chunk);
+    });
+  }
+  const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  let figures: unknown = null;
+  try {
+    figures = JSON.parse(readFileSync(figuresPath, 'utf8'));
+  } catch {
+    // A benchmark that only prints leaves no figures.
+  }
+  return {
+    ...benchmark,
+    ok: exitCode === 0,
+    exitCode,
+    seconds: (performance.now() - started) / 1000,
+    output,
+    figures,
+  };
+}
+
+const machine = {
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  cpus: cpus().map(({ model, speed }) => ({ model, speed })),
+  memory: { totalBytes: totalmem(), freeBytesAtStart: freemem() },
+  quick,
+  date: new Date().toISOString(),
+};
+
+const outcomes: Outcome[] = [];
+for (const benchmark of benchmarks) {
+  console.log(`\n=== ${benchmark.title} (bench/${benchmark.file})\n`);
+  outcomes.push(await run(benchmark));
+}
+rmSync(scratch, { recursive: true, force: true });
+
+const cpuLine = `${machine.cpus.length} × ${machine.cpus[0]?.model ?? 'unknown'}`;
+const markdown = [
+  '# Benchmark report',
+  '',
+  `Written by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${machine.date}. Figures are printed, never judged;`,
+  'each ratio is against a baseline measured in the same run. Structured figures: `bench/report.json`.',
+  '',
+  `- Node ${machine.node} on ${machine.platform}`,
+  `- CPU: ${cpuLine}`,
+  `- Memory: ${(machine.memory.totalBytes / 2 ** 30).toFixed(1)} GiB (${(machine.memory.freeBytesAtStart / 2 ** 30).toFixed(1)} GiB free at start)`,
+  quick ? '- **Quick run** (CI): short durations and small sizes; figures are indicative only.' : '',
+  '',
+  ...outcomes.flatMap((outcome) => [
+    `## ${outcome.title}`,
+    '',
+    `\`bench/${outcome.file}\`, ${outcome.seconds.toFixed(1)} s${outcome.ok ? '' : `, **failed** (exit code ${outcome.exitCode})`}`,
+    '',
+    '```text',
+    outcome.output.trimEnd(),
+    '```',
+    '',
+  ]),
+].join('\n');
+
+writeFileSync(join(here, 'report.md'), markdown);
+writeFileSync(
+  join(here, 'report.json'),
+  `${JSON.stringify(
+    {
+      machine,
+      benchmarks: outcomes.map(({ output: _output, ...rest }) => rest),
+    },
+    null,
+    2,
+  )}\n`,
 );
-report('send, interactive, 2 recipients', await opsPerSecond(5_000, () => post(interactiveBody)), baseline);
-report(
-  'send with Idempotency-Key, replayed',
-  await opsPerSecond(5_000, () => post(plainBody, { 'idempotency-key': 'bench-replay' })),
-  baseline,
-);
-const created = JSON.parse((await post(interactiveBody))?.body ?? '{}') as { request_id: string };
-report(
-  'status read',
-  await opsPerSecond(10_000, () =>
-    notifier.handle({
-      method: 'GET',
-      url: `/api/notify/status/${created.request_id}`,
-      headers: { 'x-api-key': testKeys.alice },
-      body: null,
-      clientAddress: '127.0.0.1',
-    }),
-  ),
-  baseline,
-);
-
-const { dueWork } = memoryStorage();
-const pending = 1_000_000;
-await dueWork.enqueue(
-  Array.from({ length: pending }, (_, i) => ({
-    id: `t${i}`,
-    kind: 'timeout' as const,
-    requestId: `r${i}`,
-    runAt: 1e15 + i,
-    attempt: 0,
-  })),
-);
-const emptyClaim = await opsPerSecond(100_000, () => dueWork.claim(0, 100, 1000));
+const failed = outcomes.filter((outcome) => !outcome.ok);
 console.log(
-  `\nbaseline: claim of due work with ${pending} items pending, none due: ${emptyClaim.toFixed(0)} ops/s`,
+  `\nWrote bench/report.md and bench/report.json; ${outcomes.length - failed.length} of ${outcomes.length} benchmarks ran.`,
 );
-const small = memoryStorage().dueWork;
-await small.enqueue([{ id: 'one', kind: 'timeout', requestId: 'r', runAt: 1e15, attempt: 0 }]);
-report(
-  'claim with 1 item pending, none due',
-  await opsPerSecond(100_000, () => small.claim(0, 100, 1000)),
-  emptyClaim,
-);
-await notifier.stop();
-
-console.log('');
-await benchmarkMarkdown();
+if (failed.length > 0) {
+  console.error(`Broken: ${failed.map((outcome) => outcome.file).join(', ')}`);
+  process.exitCode = 1;
+}

@@ -21,7 +21,8 @@ export type {
 } from './domain/interactive-request.js';
 export type { ButtonView, MessageView } from './domain/message-view.js';
 export { isNotifyError, NotifyError } from './errors.js';
-export type { HttpHandler, IncomingHttpRequest } from './http/handler.js';
+export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
+export { createHttpHandler } from './http/handler.js';
 export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';
 export type { HttpRequest, HttpResponse, Route } from './http/types.js';
 export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';
@@ -49,7 +50,12 @@ export type {
 } from './ports/chat-transport.js';
 export type { Clock } from './ports/clock.js';
 export { systemClock } from './ports/clock.js';
-export type { DeliveryRecord, DeliveryRef, DeliveryStore } from './ports/delivery-store.js';
+export type {
+  DeliveryRecord,
+  DeliveryRef,
+  DeliveryStore,
+  DeliveryWriteOptions,
+} from './ports/delivery-store.js';
 export type { ApiKeyFilter, DirectoryStore } from './ports/directory-store.js';
 export type { DueWorkStore } from './ports/due-work-store.js';
 export type { FailedCallback, FailedCallbackStore } from './ports/failed-callback-store.js';
@@ -63,7 +69,7 @@ export type {
 export type { LogFields, Logger } from './ports/logger.js';
 export { silentLogger } from './ports/logger.js';
 export type { BucketSpec, RateLimitStore } from './ports/rate-limit-store.js';
-export type { DueWorkChanges, RequestStore } from './ports/request-store.js';
+export type { DueWorkChanges, RequestStore, RequestWriteOptions } from './ports/request-store.js';
 export type { StoragePorts } from './ports/storage.js';
 export type {
   TransportStateRecord,

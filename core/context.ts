@@ -20,4 +20,6 @@ export interface CoreContext {
   dueWork: DueWorkRunner;
   /** Delivers completion callbacks; without one, `callback_url` is refused. */
   callbacks: CallbackTransport | null;
+  /** How long a finished send stays readable, in milliseconds (`NotifierOptions.retention`). */
+  retentionMs: number;
 }

@@ -66,6 +66,16 @@ export interface NotifierOptions {
    * a `RangeError` here.
    */
   trustProxy?: TrustProxy;
+  /**
+   * How long a finished send stays in storage: an interactive request from the moment it finished
+   * (its status then answers 404 `Request not found`), a fire-and-forget send from its delivery;
+   * with them go their delivery records and what the transports keep of them (inbox messages).
+   * Milliseconds, or `{ days }`; 30 days by default. Keep it longer than the completion-callback
+   * schedule (about 33 hours) so that a callback still retried finds its request. Expiry follows the
+   * store's clock (Redis `PEXPIRE`, a MongoDB TTL index, a lazy sweep in memory). Not positive and
+   * finite: a `RangeError` here.
+   */
+  retention?: number | { days: number };
 }
 
 /** The library's entry point: the HTTP handler the hosts mount, the use cases, and the background work. */
@@ -107,8 +117,21 @@ export interface Notifier {
   stop(): Promise<void>;
 }
 
+const day = 24 * 60 * 60 * 1000;
+
+/** The retention in milliseconds; 30 days when none is given. */
+function retentionMillis(retention: NotifierOptions['retention']): number {
+  const ms =
+    retention === undefined ? 30 * day : typeof retention === 'number' ? retention : retention.days * day;
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new RangeError(`retention must be a positive, finite duration, got ${JSON.stringify(retention)}`);
+  }
+  return Math.ceil(ms);
+}
+
 /** Assembles the core over the given ports. */
 export function createNotifier(options: NotifierOptions): Notifier {
+  const retentionMs = retentionMillis(options.retention);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const context = {
@@ -119,10 +142,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     callbacks: options.callbacks ?? null,
+    retentionMs,
   } as CoreContext;
 
   context.machine = createRequestMachine({
     requests: options.storage.requests,
+    retentionMs,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     async runCommands(request, commands) {
       for (const command of commands) {
@@ -164,6 +189,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const sink = {
     click: (click: Click) => applyClick(context, click),
     listUsers: () => options.storage.directory.listUsers(),
+    retentionMs,
   };
   for (const transport of options.transports) {
     const state = scopedTransportState(options.storage.transportState, transport.platform);

@@ -398,9 +398,45 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         read!.options.pop();
         expect(await storage.requests.getRequest(request.id)).toEqual(expected);
       });
+      it('forgets a request and its copies once the ttl of the write that finished it has passed', async () => {
+        const request = interactiveRequest();
+        const other = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        await storage.requests.createRequest(other, noDue);
+        const copy = delivery(request.id, 'bob@example.test', 'slack', '1');
+        const otherCopy = delivery(other.id, 'bob@example.test', 'slack', '2');
+        await storage.deliveries.addDelivery(copy);
+        await storage.deliveries.addDelivery(otherCopy);
+        const finished: InteractiveRequest = { ...request, version: 1, status: 'finished', finishedAt: t0 };
+        expect(await storage.requests.updateRequest(finished, 0, noDue, { ttlMs: 200 })).toBe(true);
+        expect(await storage.requests.updateRequest({ ...other, version: 1 }, 0, noDue)).toBe(true);
+        expect(await storage.requests.getRequest(request.id)).toEqual(finished);
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([copy]);
+        await elapse(400);
+        expect(await storage.requests.getRequest(request.id)).toBeNull();
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([]);
+        expect(await storage.requests.updateRequest({ ...finished, version: 2 }, 1, noDue)).toBe(false);
+        expect(await storage.requests.getRequest(other.id)).toEqual({ ...other, version: 1 });
+        expect(await storage.deliveries.listDeliveries(other.id)).toEqual([otherCopy]);
+      });
     });
 
     describe('DeliveryStore', () => {
+      it('forgets every copy of a send once the ttl of a copy recorded with one has passed', async () => {
+        const sendId = uid('notif');
+        const kept = uid('notif');
+        const first = delivery(sendId, 'a@example.test', 'slack', '1');
+        const second = delivery(sendId, 'b@example.test', 'slack', '2');
+        const other = delivery(kept, 'a@example.test', 'slack', '3');
+        await storage.deliveries.addDelivery(first);
+        await storage.deliveries.addDelivery(second, { ttlMs: 200 });
+        await storage.deliveries.addDelivery(other);
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual([first, second]);
+        await elapse(400);
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual([]);
+        expect(await storage.deliveries.listDeliveries(kept)).toEqual([other]);
+      });
+
       it('lists the copies of a send in the order they were recorded', async () => {
         const sendId = uid('notif');
         const copies = [

@@ -13,10 +13,24 @@ export interface DeliveryRecord {
   deliveredAt: number;
 }
 
+/** Options of {@link DeliveryStore.addDelivery}. */
+export interface DeliveryWriteOptions {
+  /**
+   * Milliseconds from this write, by the store's clock (the server's for Redis and MongoDB), after
+   * which every copy of the send is gone, as if never recorded: given for a fire-and-forget send
+   * (its copies are never updated) and for a copy of an interactive request that already finished.
+   * A positive number; fractions round up. Without it, a copy recorded again keeps its expiry.
+   */
+  ttlMs?: number;
+}
+
 /** Which copies of each send were delivered: to update them later, and to resume a failed send. */
 export interface DeliveryStore {
-  /** Records a delivered copy. Recording the same (sendId, recipient, platform) again replaces it. */
-  addDelivery: (delivery: DeliveryRecord) => Promise<void>;
+  /**
+   * Records a delivered copy. Recording the same (sendId, recipient, platform) again replaces it.
+   * With `options.ttlMs`, the copies of the send expire as {@link DeliveryWriteOptions.ttlMs} says.
+   */
+  addDelivery: (delivery: DeliveryRecord, options?: DeliveryWriteOptions) => Promise<void>;
   /** The copies of a send, in the order they were recorded. */
   listDeliveries: (sendId: string) => Promise<DeliveryRecord[]>;
 }

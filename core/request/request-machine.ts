@@ -38,6 +38,11 @@ export type CommandRunner = (
 export interface RequestMachineOptions {
   requests: RequestStore;
   runCommands: CommandRunner;
+  /**
+   * How long a request stays stored once finished (ms), given to the store with the finishing
+   * write; absent, finished requests are kept until deleted.
+   */
+  retentionMs?: number;
   /** Drives the idle expiry of per-request queues; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
   /** How long a request's queue lives without events. */
@@ -72,7 +77,15 @@ const shuttingDown = () =>
  * concurrent clicks and timeouts on several instances cannot both win.
  */
 export function createRequestMachine(options: RequestMachineOptions): RequestMachine {
-  const { requests, runCommands, scheduler = asyncScheduler, idleMs = 30_000, maxAttempts = 100 } = options;
+  const {
+    requests,
+    runCommands,
+    retentionMs,
+    scheduler = asyncScheduler,
+    idleMs = 30_000,
+    maxAttempts = 100,
+  } = options;
+  const finishing = retentionMs === undefined ? undefined : { ttlMs: retentionMs };
   const events$ = new Subject<Envelope>();
   /** Events dispatched and not yet settled, per request: a queue closes only once it is empty. */
   const pending = new Map<string, number>();
@@ -112,6 +125,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
         result.state,
         current.version,
         dueChanges(current.id, result.commands),
+        result.state.status === 'finished' ? finishing : undefined,
       );
       if (stored) {
         await runCommands(result.state, result.commands);

@@ -14,6 +14,16 @@ export interface ResolvedRecipient {
 
 const copyKey = (recipient: string, platform: string) => `${recipient}\n${platform}`;
 
+/** Which send {@link deliverCopies} delivers, and how its records are kept. */
+export interface CopiesOfSend {
+  organization: Organization;
+  sendId: string;
+  /** True when an earlier attempt of the same send may have delivered some copies already. */
+  resumed: boolean;
+  /** Set when the send is over as soon as it is delivered: its copies expire after this many ms. */
+  ttlMs?: number;
+}
+
 /**
  * Delivers one copy per platform that reaches each recipient, skipping copies an earlier attempt
  * of the same send already delivered (so that a retry never notifies anyone twice). Answers the
@@ -21,12 +31,11 @@ const copyKey = (recipient: string, platform: string) => `${recipient}\n${platfo
  */
 export async function deliverCopies(
   context: CoreContext,
-  organization: Organization,
-  sendId: string,
-  resumed: boolean,
+  { organization, sendId, resumed, ttlMs }: CopiesOfSend,
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<ResolvedRecipient[]> {
+  const writeOptions = ttlMs === undefined ? undefined : { ttlMs };
   const { deliveries } = context.storage;
   // Only a resumed send can have copies out already; a fresh one saves the round trip.
   const earlier = resumed ? await deliveries.listDeliveries(sendId) : [];
@@ -58,13 +67,16 @@ export async function deliverCopies(
           if (address === null) return;
           const message = viewFor(recipient.key);
           const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
-          await deliveries.addDelivery({
-            sendId,
-            recipient: recipient.key,
-            platform: transport.platform,
-            ref,
-            deliveredAt: context.clock.now(),
-          });
+          await deliveries.addDelivery(
+            {
+              sendId,
+              recipient: recipient.key,
+              platform: transport.platform,
+              ref,
+              deliveredAt: context.clock.now(),
+            },
+            writeOptions,
+          );
         }),
       );
       for (const result of results) {

@@ -45,9 +45,7 @@ async function sendPlain(
   const view = plainView(sendId, message);
   const failed = await deliverCopies(
     context,
-    principal.organization,
-    sendId,
-    resumed,
+    { organization: principal.organization, sendId, resumed, ttlMs: context.retentionMs },
     recipients,
     () => view,
   );
@@ -82,9 +80,13 @@ async function sendInteractive(
   }
   const failed = await deliverCopies(
     context,
-    principal.organization,
-    request.id,
-    stored !== null,
+    {
+      organization: principal.organization,
+      sendId: request.id,
+      resumed: stored !== null,
+      // A retry after the request finished adds copies to deliveries that already expire.
+      ...(request.status === 'finished' ? { ttlMs: context.retentionMs } : {}),
+    },
     recipients,
     requestViews(request),
   );

@@ -81,9 +81,11 @@ async function interactiveFlow(storage: StoragePorts): Promise<void> {
       ['bob@acme.test', 'yes', false],
       ['Carol@Acme.test', null, true],
     ]);
-    const inbox = await inboxMessages(scopedTransportState(storage.transportState, 'inbox')).list(
-      'bob@acme.test',
-    );
+    const inbox = await inboxMessages({
+      state: scopedTransportState(storage.transportState, 'inbox'),
+      clock,
+      retentionMs: 30 * 24 * 60 * 60 * 1000,
+    }).list('bob@acme.test');
     expect(inbox).toHaveLength(1);
     expect(inbox[0]).toMatchObject({ requestId, selected: 'yes', buttonsEnabled: false });
     expect(await storage.dueWork.nextRunAt()).toBeNull();

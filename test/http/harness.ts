@@ -31,6 +31,8 @@ export interface TestHostOptions {
   storage?: StoragePorts;
   trustProxy?: NotifierOptions['trustProxy'];
   logger?: Logger;
+  /** How long finished sends are kept; the notifier's default (30 days) when absent. */
+  retention?: NotifierOptions['retention'];
 }
 
 /** A running application with the API mounted, on memory storage and the local inbox, in virtual time. */
@@ -83,6 +85,7 @@ export async function startTestHost(kind: HostKind, options: TestHostOptions = {
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     trustProxy: options.trustProxy,
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
   });
   await notifier.seed(testSeed);
   const mount = options.mount ?? '/chat';

@@ -156,7 +156,7 @@ describe('inbox transport', () => {
   beforeEach(() => {
     now = 1_700_000_000_000;
     sink = new RecordingSink();
-    store = inboxMessages(sink.state);
+    store = inboxMessages({ state: sink.state, clock: { now: () => now } });
     transport = inboxTransport({ clock: { now: () => now } });
     transport.connect(sink);
   });

@@ -90,7 +90,14 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
     routes: inboxRoutes(() => connected),
 
     connect(sink: ChatSink): void {
-      connected = { sink, messages: inboxMessages(sink.state) };
+      connected = {
+        sink,
+        messages: inboxMessages({
+          state: sink.state,
+          clock,
+          ...(sink.retentionMs === undefined ? {} : { retentionMs: sink.retentionMs }),
+        }),
+      };
     },
   };
 }

@@ -10,6 +10,7 @@ import { memoryRequestStore } from './memory-request-store.js';
 import { memoryTransportStateStore } from './memory-transport-state-store.js';
 
 export type { MemoryAdmissionStoreOptions } from './memory-admission-store.js';
+export type { MemoryDeliveryStore, MemoryDeliveryStoreOptions } from './memory-delivery-store.js';
 export type { MemoryDirectoryStore } from './memory-directory-store.js';
 export type { MemoryDueWorkStore } from './memory-due-work-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
@@ -30,7 +31,10 @@ export {
 
 /** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
-  /** Decides rate-limit refills, idempotency and transport-state expiry. Defaults to the wall clock. */
+  /**
+   * Decides rate-limit refills and the expiry of idempotency records, transport state and finished
+   * sends. Defaults to the wall clock.
+   */
   clock?: Clock;
 }
 
@@ -44,10 +48,11 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
   const dueWork = memoryDueWorkStore();
   const directory = memoryDirectoryStore();
   const rateLimits = memoryRateLimitStore({ clock });
+  const deliveries = memoryDeliveryStore({ clock });
   return {
     directory,
-    requests: memoryRequestStore({ dueWork }),
-    deliveries: memoryDeliveryStore(),
+    requests: memoryRequestStore({ dueWork, deliveries, clock }),
+    deliveries,
     idempotency: memoryIdempotencyStore({ clock }),
     rateLimits,
     admission: memoryAdmissionStore({ directory, rateLimits }),

@@ -1,24 +1,73 @@
-import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
+import type { Clock, DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
+import { createLazySweep } from './lazy-sweep.js';
 
-/** Delivered copies per send, in recording order; a copy recorded again keeps its place. */
-export function memoryDeliveryStore(): DeliveryStore {
-  const bySend = new Map<string, DeliveryRecord[]>();
+/** Options of {@link memoryDeliveryStore}. */
+export interface MemoryDeliveryStoreOptions {
+  /** Decides when the copies of a send expire, as a server's clock would for Redis or MongoDB. */
+  clock: Clock;
+}
+
+/** The memory delivery store, plus the synchronous hook that lets a request write set the expiry of its copies. */
+export interface MemoryDeliveryStore extends DeliveryStore {
+  /** Makes every copy of `sendId` expire at `expiresAt` (store-clock epoch milliseconds), at once. */
+  expire(sendId: string, expiresAt: number): void;
+}
+
+/** The copies of one send and when they expire (null: never). */
+interface Send {
+  copies: DeliveryRecord[];
+  expiresAt: number | null;
+}
+
+const copyOf = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryRecord): DeliveryRecord => ({
+  sendId,
+  recipient,
+  platform,
+  ref: { ...ref },
+  deliveredAt,
+});
+
+const isExpired = (send: Send, now: number): boolean => send.expiresAt !== null && send.expiresAt <= now;
+
+/**
+ * Delivered copies per send, in recording order; a copy recorded again keeps its place. Expired sends
+ * read as empty, are dropped when read and swept lazily as the map grows.
+ */
+export function memoryDeliveryStore({ clock }: MemoryDeliveryStoreOptions): MemoryDeliveryStore {
+  const bySend = new Map<string, Send>();
+  const sweep = createLazySweep(bySend, isExpired);
+
+  const live = (sendId: string): Send | undefined => {
+    const send = bySend.get(sendId);
+    if (send === undefined || !isExpired(send, clock.now())) return send;
+    bySend.delete(sendId);
+    return undefined;
+  };
 
   return {
-    async addDelivery(delivery) {
-      const copy = structuredClone(delivery);
-      const list = bySend.get(delivery.sendId);
-      if (list === undefined) {
-        bySend.set(delivery.sendId, [copy]);
+    expire(sendId, expiresAt) {
+      const send = live(sendId);
+      if (send !== undefined) send.expiresAt = expiresAt;
+    },
+    async addDelivery(delivery, options) {
+      const copy = copyOf(delivery);
+      const expiresAt = options?.ttlMs === undefined ? undefined : clock.now() + Math.ceil(options.ttlMs);
+      const send = live(delivery.sendId);
+      if (send === undefined) {
+        bySend.set(delivery.sendId, { copies: [copy], expiresAt: expiresAt ?? null });
+        sweep(clock.now());
         return;
       }
+      if (expiresAt !== undefined) send.expiresAt = expiresAt;
       // A send has at most a few hundred copies (50 recipients times their platforms): a scan is cheap.
-      const index = list.findIndex((d) => d.recipient === copy.recipient && d.platform === copy.platform);
-      if (index === -1) list.push(copy);
-      else list[index] = copy;
+      const index = send.copies.findIndex(
+        (d) => d.recipient === copy.recipient && d.platform === copy.platform,
+      );
+      if (index === -1) send.copies.push(copy);
+      else send.copies[index] = copy;
     },
     async listDeliveries(sendId) {
-      return structuredClone(bySend.get(sendId) ?? []);
+      return (live(sendId)?.copies ?? []).map(copyOf);
     },
-  } satisfies DeliveryStore;
+  } satisfies MemoryDeliveryStore;
 }

@@ -11,6 +11,16 @@ import {
 const emailKey = (organizationId: string, email: string): string =>
   JSON.stringify([organizationId, normalizeEmail(email)]);
 
+/** A copy of a user made by hand: far cheaper than `structuredClone` on the admission of every request. */
+const copyUser = (user: User): User => ({
+  ...user,
+  chatLinks: user.chatLinks.map(({ platform, installationId, userRef }) => ({
+    platform,
+    installationId,
+    userRef,
+  })),
+});
+
 /** The memory directory, plus the synchronous lookup that lets the admission store decide in one step. */
 export interface MemoryDirectoryStore extends DirectoryStore {
   /** `findPrincipalByDigest`, at once. */
@@ -36,7 +46,7 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
     const organization = organizations.get(apiKey.organizationId);
     // A key whose owner or organization is gone identifies nobody.
     if (user === undefined || organization === undefined) return null;
-    return structuredClone({ apiKey, user, organization });
+    return { apiKey: { ...apiKey }, user: copyUser(user), organization: { ...organization } };
   };
 
   return {

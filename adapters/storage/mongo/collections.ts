@@ -83,6 +83,11 @@ export interface WorkDocument {
   due: DueEntry[];
   /** The smallest `claimableAt` in `due`, absent when `due` is empty: what claims sort and filter on. */
   nextClaimableAt?: number;
+  /**
+   * Server time after which a finished request is gone (a TTL index deletes it, reads ignore it);
+   * absent while the request is pending. Not the request's own `expiresAt`, its timeout.
+   */
+  expiresAt?: Date;
 }
 
 export interface DeliveryDocument {
@@ -93,6 +98,8 @@ export interface DeliveryDocument {
   platform: string;
   ref: DeliveryRef;
   deliveredAt: number;
+  /** Server time after which the copy is gone (a TTL index deletes it, reads ignore it); absent: never. */
+  expiresAt?: Date;
 }
 
 export interface IdempotencyDocument {

@@ -14,7 +14,8 @@ const create = async <T extends Document>(
 /**
  * Creates the indexes the adapter relies on; idempotent, so it may run at every start-up, before the
  * storage serves requests. The unique indexes are part of the atomicity of `saveUser`, `saveApiKey`
- * and `addDelivery`; the TTL indexes only reclaim space (expiry is also checked on every read).
+ * and `addDelivery`; the TTL indexes (idempotency records, rate-limit buckets, transport state, finished
+ * requests and their deliveries) only reclaim space (expiry is also checked on every read).
  *
  * @throws NotifyError `unavailable` when the server cannot be reached.
  */
@@ -36,9 +37,11 @@ export async function ensureMongoIndexes(options: MongoStorageOptions): Promise<
       create(c.requests, [
         { key: { nextClaimableAt: 1 }, name: 'next_claimable_at' },
         { key: { 'due.id': 1 }, name: 'due_id' },
+        { key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' },
       ]),
       create(c.deliveries, [
         { key: { sendId: 1, recipient: 1, platform: 1 }, unique: true, name: 'send_recipient_platform' },
+        { key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' },
       ]),
       create(c.idempotency, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
       create(c.rateLimits, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),

@@ -6,11 +6,17 @@
  * ObjectId that the server generates on insert, so sorting by it lists the copies in the order they
  * were first recorded, as the memory adapter does.
  *
+ * Expiry. A copy written with a ttl sets the expiry of every copy of its send (a second update, not
+ * atomic with the first: a crash in between leaves the others without one, kept until deleted); the
+ * write that finishes a request does the same from the request store. A TTL index on `expiresAt`
+ * deletes them; reads skip the expired ones meanwhile.
+ *
  * @module
  */
 import type { Collection } from 'mongodb';
 import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
 import type { DeliveryDocument } from './collections.js';
+import { expiryAfter, notExpired } from './expiry.js';
 import { guardMongoStore } from './unavailable.js';
 
 /** Options of {@link mongoDeliveryStore}. */
@@ -29,16 +35,22 @@ const toDelivery = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryD
 /** Delivered copies per send, in recording order; see the module comment. */
 export function mongoDeliveryStore({ deliveries }: MongoDeliveryStoreOptions): DeliveryStore {
   return guardMongoStore({
-    async addDelivery({ sendId, recipient, platform, ref, deliveredAt }) {
+    async addDelivery({ sendId, recipient, platform, ref, deliveredAt }, options) {
+      const expiresAt = expiryAfter(options);
       await deliveries.updateOne(
         { sendId, recipient, platform },
-        { $set: { ref, deliveredAt } },
+        // `$literal`: a ref value starting with `$` would otherwise be read as a field path.
+        [{ $set: { ref: { $literal: ref }, deliveredAt, ...(expiresAt === null ? {} : { expiresAt }) } }],
         { upsert: true },
       );
+      if (expiresAt !== null) await deliveries.updateMany({ sendId }, [{ $set: { expiresAt } }]);
     },
 
     async listDeliveries(sendId) {
-      const found = await deliveries.find({ sendId }).sort({ _id: 1 }).toArray();
+      const found = await deliveries
+        .find({ sendId, ...notExpired })
+        .sort({ _id: 1 })
+        .toArray();
       return found.map(toDelivery);
     },
   } satisfies DeliveryStore);

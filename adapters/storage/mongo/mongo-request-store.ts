@@ -22,7 +22,8 @@
  */
 import type { Collection } from 'mongodb';
 import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
-import type { WorkDocument } from './collections.js';
+import type { DeliveryDocument, WorkDocument } from './collections.js';
+import { expiryAfter, notExpired } from './expiry.js';
 import {
   dropItems,
   entriesToAdd,
@@ -36,10 +37,12 @@ import { guardMongoStore, isDuplicateKeyError } from './unavailable.js';
 /** Options of {@link mongoRequestStore}. */
 export interface MongoRequestStoreOptions {
   requests: Collection<WorkDocument>;
+  /** The copies of a request, which expire with it. */
+  deliveries: Collection<DeliveryDocument>;
 }
 
 /** Interactive requests written with compare-and-set on `request.version`; see the module comment. */
-export function mongoRequestStore({ requests }: MongoRequestStoreOptions): RequestStore {
+export function mongoRequestStore({ requests, deliveries }: MongoRequestStoreOptions): RequestStore {
   return guardMongoStore({
     async createRequest(request, due) {
       try {
@@ -55,12 +58,16 @@ export function mongoRequestStore({ requests }: MongoRequestStoreOptions): Reque
     },
 
     async getRequest(id) {
-      const document = await requests.findOne({ _id: id }, { projection: { _id: 0, request: 1 } });
+      const document = await requests.findOne(
+        { _id: id, ...notExpired },
+        { projection: { _id: 0, request: 1 } },
+      );
       return document?.request ?? null;
     },
 
-    async updateRequest(next, expectedVersion, due) {
+    async updateRequest(next, expectedVersion, due, options) {
       const removed = idsToRemove(due);
+      const expiresAt = expiryAfter(options);
       // `$literal` wherever caller data enters a pipeline: a string starting with `$` would otherwise
       // be read as a field path, and an object's fields merged into the stored one.
       const result = await requests.updateOne({ _id: next.id, 'request.version': expectedVersion }, [
@@ -68,9 +75,13 @@ export function mongoRequestStore({ requests }: MongoRequestStoreOptions): Reque
         dropItems(removed),
         { $set: { due: { $concatArrays: ['$due', { $literal: entriesToAdd(due) }] } } },
         setNextClaimableAt,
+        ...(expiresAt === null ? [] : [{ $set: { expiresAt } }]),
       ]);
       if (result.matchedCount === 0) return false;
       await removeDueElsewhere(requests, next.id, removed);
+      // After the write, like the removal above: if it is lost to a crash, the copies are kept until
+      // deleted by hand; they never expire before their request.
+      if (expiresAt !== null) await deliveries.updateMany({ sendId: next.id }, [{ $set: { expiresAt } }]);
       return true;
     },
   } satisfies RequestStore);

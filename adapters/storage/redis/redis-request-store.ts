@@ -4,11 +4,13 @@ import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asNumber, asOptionalString } from './replies.js';
+import { encodeTtl } from './ttl-argument.js';
 
 /**
  * Interactive requests as JSON next to their version. Create and compare-and-set update are single
  * scripts that also change the due work, so a stored request always has its timeout scheduled and
- * only the writer that won a version changes due work.
+ * only the writer that won a version changes due work. The write that finishes a request sets the
+ * expiry of the request and of its delivery keys in the same script.
  */
 export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestStore {
   return {
@@ -24,15 +26,22 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
       const json = asOptionalString(await redis.command(['HGET', keys.request(id), 'json']));
       return json === null ? null : (JSON.parse(json) as InteractiveRequest);
     },
-    async updateRequest(next, expectedVersion, due) {
+    async updateRequest(next, expectedVersion, due, options) {
       const updated = await redis.evalScript(
         updateRequestScript,
-        [keys.request(next.id), keys.due, keys.sequence],
+        [
+          keys.request(next.id),
+          keys.due,
+          keys.sequence,
+          keys.deliveries(next.id),
+          keys.deliveryOrder(next.id),
+        ],
         [
           keys.dueItemBase,
           JSON.stringify(next),
           String(next.version),
           String(expectedVersion),
+          encodeTtl(options),
           ...encodeDueChanges(due),
         ],
       );

@@ -1,11 +1,16 @@
 import { luaScript } from '../lua-script.js';
 
 /**
- * KEYS: deliveries hash, order list. ARGV: field, JSON. Records a copy; a new (recipient, platform)
- * joins the end of the order, a known one is replaced in place.
+ * KEYS: deliveries hash, order list. ARGV: field, JSON, ttl ms ('' for none). Records a copy; a new
+ * (recipient, platform) joins the end of the order, a known one is replaced in place. With a ttl,
+ * both keys expire that long from now; without, they keep the expiry they have.
  */
 export const addDeliveryScript = luaScript(`
 if redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) == 1 then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+if ARGV[3] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
 return 1
 `);
 

@@ -13,13 +13,20 @@ return 1
 `);
 
 /**
- * KEYS: request, due set, sequence. ARGV: item base, JSON, new version, expected version, then encoded due
- * changes. Compare-and-set: writes and applies the due changes only while the stored version is the
- * expected one; answers 1 when it wrote, 0 otherwise (also for an unknown request).
+ * KEYS: request, due set, sequence, deliveries hash, delivery order. ARGV: item base, JSON, new
+ * version, expected version, ttl ms ('' for none), then encoded due changes. Compare-and-set: writes
+ * and applies the due changes only while the stored version is the expected one; with a ttl, the
+ * request and its deliveries expire that long from now (a finished request). Answers 1 when it
+ * wrote, 0 otherwise (also for an unknown request).
  */
 export const updateRequestScript = luaScript(`${dueLua}
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'json', ARGV[2])
-apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 5)
+apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 6)
+if ARGV[5] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[4], ARGV[5])
+  redis.call('PEXPIRE', KEYS[5], ARGV[5])
+end
 return 1
 `);

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  click,
+  createRequest,
+  expectError,
+  expectOk,
+  generousLimits,
+  inbox,
+  interactiveBody,
+  onlyMessage,
+  plainBody,
+  readStatus,
+  send,
+} from './client.js';
+import { hostKinds, startTestHost, type TestHost } from './harness.js';
+
+const minute = 60_000;
+const day = 24 * 60 * minute;
+
+describe.each(hostKinds)('retention of finished sends (%s)', (kind) => {
+  let host: TestHost;
+  const start = async (retention: number | { days: number }): Promise<TestHost> => {
+    host = await startTestHost(kind, { rateLimits: generousLimits, retention });
+    return host;
+  };
+  afterEach(async () => {
+    await host.close();
+  });
+
+  it('answers 404 Request not found once the retention has passed since the request finished', async () => {
+    await start({ days: 2 });
+    const id = await createRequest(host, interactiveBody());
+    const message = await onlyMessage(host, 'bob@acme.test');
+    expect((await click(host, message.id, 'approve')).status).toBe(200);
+    expect(expectOk(await readStatus(host, id))).toMatchObject({ status: 'finished' });
+
+    host.clock.advance(2 * day - 1);
+    expect(expectOk(await readStatus(host, id))).toMatchObject({ status: 'finished' });
+    expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
+
+    host.clock.advance(1);
+    expectError(await readStatus(host, id), 404, 'Request not found');
+    expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+  });
+
+  it('keeps a pending request past the retention; the retention counts from its timeout', async () => {
+    await start(10 * minute);
+    const id = await createRequest(host, interactiveBody({}, { timeout_minutes: 30 }));
+    host.clock.advance(20 * minute);
+    expect(expectOk(await readStatus(host, id))).toMatchObject({ status: 'pending' });
+    host.clock.advance(10 * minute);
+    expect(await host.runDueWork()).toBe(1);
+    host.clock.advance(10 * minute - 1);
+    expect(expectOk(await readStatus(host, id))).toMatchObject({ status: 'finished' });
+    host.clock.advance(1);
+    expectError(await readStatus(host, id), 404, 'Request not found');
+  });
+
+  it('forgets the inbox copy of a fire-and-forget send once the retention has passed since it was sent', async () => {
+    await start({ days: 2 });
+    expectOk(await send(host, plainBody({ user_emails: ['carol@acme.test'] })));
+    host.clock.advance(2 * day - 1);
+    expect(await inbox(host, 'carol@acme.test')).toHaveLength(1);
+    host.clock.advance(1);
+    expect(await inbox(host, 'carol@acme.test')).toEqual([]);
+  });
+});
