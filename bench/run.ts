@@ -24,6 +24,7 @@ const benchmarks: Benchmark[] = [
   { file: 'retention-memory.ts', title: 'Memory over many sends with a short retention' },
   { file: 'pending-scale.ts', title: 'Pending interactive requests: bytes and expiries' },
   { file: 'dispatch.ts', title: 'Request machine dispatch' },
+  { file: 'fan-out.ts', title: 'Fan-out to 50 recipients through Slack' },
   { file: 'markdown.ts', title: 'Markdown parsing' },
 ];
 

@@ -287,6 +287,13 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
       case 'chat.update': {
         const channel = channels.get(String(params.channel ?? ''));
         if (!channel || channel.teamId !== teamId) return { ok: false, error: 'channel_not_found' };
+        // Assumed, not checked against Slack: a deactivated user's direct-message channel is
+        // archived, and a removed user's is gone.
+        if (method === 'chat.postMessage') {
+          const member = team.users.get(channel.userId);
+          if (!member) return { ok: false, error: 'channel_not_found' };
+          if (member.deleted) return { ok: false, error: 'is_archived' };
+        }
         if (typeof params.text !== 'string' || params.text === '') return { ok: false, error: 'no_text' };
         const problems = blockKitViolations(params.blocks);
         if (problems.length > 0) {

@@ -199,8 +199,10 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(slack.callsTo('users.lookupByEmail')).toHaveLength(2);
     const again = await send({ user_emails: [bob], message: 'three' });
     expect(again.status).toBe(500);
-    // The cache now says bob is not on Slack: no further attempt to open a channel with him.
-    expect(slack.callsTo('conversations.open')).toHaveLength(2);
+    // The cache now says bob is not on Slack: no further attempt to post to him. His channel was
+    // opened once and cached; the post into it that Slack refused made the address be looked up.
+    expect(slack.callsTo('conversations.open')).toHaveLength(1);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
     expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['one']);
   });
 

@@ -16,6 +16,7 @@ import { slackMessage } from './blocks.js';
 import { applyBlockActions } from './clicks.js';
 import { type SlackClients, type SlackRetryOptions, slackClients, slackErrorCode } from './clients.js';
 import { type SlackCopies, slackCopies } from './copies.js';
+import { type DirectChannels, directChannels } from './direct-channels.js';
 import type { BlockActions } from './interaction.js';
 import { interactivityRoute } from './interactivity-route.js';
 import { type SlackUserKey, type SlackUsers, slackUsers } from './slack-users.js';
@@ -49,7 +50,7 @@ export interface SlackTransportOptions {
   logger?: Logger;
   /** Judges the age of interactivity requests; the wall clock by default. */
   clock?: Clock;
-  /** Web API calls in flight at once, per workspace (default 8); a send to 50 people queues the rest. */
+  /** Web API calls in flight at once, per workspace (default 16); a send to 50 people queues the rest. */
   concurrency?: number;
   /** Retries of calls that failed for a passing reason (429, 5xx, network). */
   retry?: SlackRetryOptions;
@@ -71,11 +72,11 @@ export interface SlackTransport extends ChatTransport {
 /** Slack's answers to `conversations.open` for a user id that names no active user any more. */
 const goneUserErrors: ReadonlySet<string> = new Set(['user_not_found', 'user_disabled', 'users_not_found']);
 
-async function openDirectMessage(client: WebClient, userId: string): Promise<string> {
-  const { channel } = await client.conversations.open({ users: userId });
-  if (channel?.id === undefined) throw new Error('conversations.open answered no channel');
-  return channel.id;
-}
+/**
+ * Slack's answers to `chat.postMessage` into a cached direct-message channel that no longer takes
+ * messages: the channel is gone, or archived (as a deactivated user's is).
+ */
+const staleChannelErrors: ReadonlySet<string> = new Set(['channel_not_found', 'is_archived']);
 
 /**
  * A chat transport for Slack (docs/slack.md): each organization's users are reached in its
@@ -92,12 +93,13 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     apiUrl,
     retry: options.retry ?? {},
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    concurrency: options.concurrency ?? 8,
+    concurrency: options.concurrency ?? 16,
     logger,
   });
   const userCacheTtl = { foundMs: options.userCacheTtlMs ?? 60 * 60_000, missingMs: 5 * 60_000 };
   const processing = new Set<Promise<void>>();
-  let connected: { sink: ChatSink; users: SlackUsers; copies: SlackCopies } | null = null;
+  let connected: { sink: ChatSink; users: SlackUsers; copies: SlackCopies; channels: DirectChannels } | null =
+    null;
 
   const connection = () => {
     if (connected === null) {
@@ -115,25 +117,38 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   };
 
   /**
-   * The direct-message channel with a user. A user id that Slack says is gone (the account was
-   * deactivated or deleted since it was cached) is forgotten, and the address looked up once more:
-   * it may belong to a new account now.
+   * Posts into the direct-message channel with a user (cached, or opened). When Slack says the user
+   * is gone or the cached channel no longer takes messages, the channel and the user id are
+   * forgotten and the address is looked up once more: it may belong to a new account now, and a
+   * deactivated one is then known as such (no longer a Slack recipient).
    */
-  const openChannel = async (
+  const postDirect = async (
     client: WebClient,
     key: SlackUserKey,
     userId: string,
-  ): Promise<{ channel: string; userId: string }> => {
+    message: ReturnType<typeof slackMessage>,
+  ): Promise<{ channel: string; ts: string; userId: string }> => {
+    const { users, channels } = connection();
+    const post = async (id: string) => {
+      const channel = await channels.open(client, key.teamId, id);
+      try {
+        const posted = await client.chat.postMessage({ channel, ...message });
+        if (posted.ts === undefined) throw new Error('chat.postMessage answered no ts');
+        return { channel: posted.channel ?? channel, ts: posted.ts, userId: id };
+      } catch (error) {
+        if (staleChannelErrors.has(slackErrorCode(error) ?? '')) await channels.forget(key.teamId, id);
+        throw error;
+      }
+    };
     try {
-      return { channel: await openDirectMessage(client, userId), userId };
+      return await post(userId);
     } catch (error) {
       const code = slackErrorCode(error);
-      if (code === null || !goneUserErrors.has(code)) throw error;
-      const { users } = connection();
+      if (code === null || !(goneUserErrors.has(code) || staleChannelErrors.has(code))) throw error;
       await users.forget(key);
       const current = await users.find(client, key);
-      if (current === null || current === userId) throw error;
-      return { channel: await openDirectMessage(client, current), userId: current };
+      if (current === null) throw error;
+      return post(current);
     }
   };
 
@@ -171,21 +186,18 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       const client = clientFor(installation.botToken);
       const recipient = normalizeEmail(delivery.recipient);
       const key = { organizationId: organization.id, teamId: installation.teamId, email: recipient };
-      const { channel, userId } = await openChannel(client, key, delivery.address.userRef);
-      const posted = await client.chat.postMessage({ channel, ...slackMessage(view) });
-      if (posted.ts === undefined) throw new Error('chat.postMessage answered no ts');
-      const ref = { channel: posted.channel ?? channel, ts: posted.ts };
+      const ref = await postDirect(client, key, delivery.address.userRef, slackMessage(view));
       if (view.kind === 'interactive') {
         await connection().copies.save(ref.channel, ref.ts, {
           organizationId: organization.id,
           teamId: installation.teamId,
           sendId: view.sendId,
           recipient,
-          slackUserId: userId,
+          slackUserId: ref.userId,
           lastVersion: view.version,
         });
       }
-      return ref;
+      return { channel: ref.channel, ts: ref.ts };
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
@@ -216,6 +228,8 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
         sink,
         users: slackUsers(sink.state, userCacheTtl),
         copies: slackCopies(sink.state),
+        // As long as a user id is trusted: a channel outlives neither the account nor the bot.
+        channels: directChannels(sink.state, userCacheTtl.foundMs),
       };
     },
 

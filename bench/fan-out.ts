@@ -1,0 +1,87 @@
+/**
+ * Fan-out through Slack: an interactive send to 50 recipients against a local fake Slack Web API
+ * that takes 20 ms per call (standing in for Slack's servers), against the same send to one
+ * recipient in the same run. Users' ids are looked up once and cached, as in production after the
+ * first send; the figure is the latency of the whole HTTP-level send, as the caller waits for it.
+ */
+import { slackTransport } from '../adapters/chat/slack/index.js';
+import { memoryStorage } from '../adapters/storage/memory/index.js';
+import { createNotifier } from '../core/index.js';
+import { startFakeSlack } from '../test/support/fake-slack.js';
+import { slackIdOf } from '../test/support/slack-workspace.js';
+import { numberedUsers, testKeys, testSeed } from '../test/support/test-seed.js';
+import { quick, saveFigures, sized } from './options.js';
+
+const latencyMs = 20;
+const workspace = {
+  teamId: 'T0ACME',
+  botToken: 'xoxb-acme-bench',
+  users: numberedUsers.map((email) => ({ id: slackIdOf(email), email })),
+};
+const slack = await startFakeSlack([workspace]);
+const notifier = createNotifier({
+  storage: memoryStorage(),
+  transports: [
+    slackTransport({
+      signingSecret: 'bench-signing-secret',
+      apiUrl: slack.apiUrl,
+      installation: () => ({ teamId: workspace.teamId, botToken: workspace.botToken }),
+    }),
+  ],
+  rateLimits: { perKey: { burst: 1e9, perSecond: 1e9 }, perOrganization: { burst: 1e9, perSecond: 1e9 } },
+});
+await notifier.seed(testSeed);
+
+const send = async (recipients: readonly string[]): Promise<number> => {
+  const started = performance.now();
+  const answer = await notifier.handle({
+    method: 'POST',
+    url: '/api/notify',
+    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+    body: [
+      JSON.stringify({
+        user_emails: recipients,
+        message: 'Approve the deploy of *v2.3*?',
+        response_request: {
+          options: [
+            { text: 'Approve', value: 'approve' },
+            { text: 'Reject', value: 'reject' },
+          ],
+          timeout_minutes: 30,
+        },
+      }),
+    ],
+    clientAddress: '127.0.0.1',
+  });
+  if (answer?.status !== 200) throw new Error(`send failed: ${answer?.status} ${answer?.body}`);
+  return performance.now() - started;
+};
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+const fifty = numberedUsers.slice(0, 50);
+// Warm the user-id cache and the clients, as a running service has them.
+await send(fifty);
+slack.setLatency(latencyMs);
+const runs = sized(15, 3);
+const single: number[] = [];
+const many: number[] = [];
+for (let run = 0; run < runs; run += 1) {
+  single.push(await send([fifty[run % fifty.length] ?? 'user01@acme.test']));
+  many.push(await send(fifty));
+}
+const singleMs = median(single);
+const manyMs = median(many);
+console.log(
+  `fake Slack Web API adding ${latencyMs} ms per call; median of ${runs} sends each${quick ? ' (quick)' : ''}`,
+);
+console.log(`baseline: interactive send to 1 recipient      ${singleMs.toFixed(0).padStart(6)} ms`);
+console.log(
+  `interactive send to 50 recipients                ${manyMs.toFixed(0).padStart(6)} ms   ${(manyMs / singleMs).toFixed(2)}x baseline (aim: under 4x)`,
+);
+saveFigures({ latencyMs, runs, singleMs, fiftyMs: manyMs, ratio: manyMs / singleMs });
+await notifier.stop();
+await slack.close();
