@@ -460,6 +460,21 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         await storage.deliveries.addDelivery(replaced);
         expect(await storage.deliveries.listDeliveries(sendId)).toEqual([replaced, second]);
       });
+
+      it("answers the version of the send's request as it stands once the copy is recorded, and null without one", async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        const copy = delivery(request.id, 'a@example.test', 'slack', '1');
+        expect(await storage.deliveries.addDelivery(copy)).toBe(0);
+        expect(await storage.requests.updateRequest({ ...request, version: 1 }, 0, noDue)).toBe(true);
+        expect(
+          await storage.deliveries.addDelivery(delivery(request.id, 'b@example.test', 'slack', '2')),
+        ).toBe(1);
+        expect(await storage.deliveries.addDelivery(copy, { ttlMs: hour })).toBe(1);
+        expect(
+          await storage.deliveries.addDelivery(delivery(uid('notif'), 'a@example.test', 'slack', '3')),
+        ).toBeNull();
+      });
     });
 
     describe('IdempotencyStore', () => {
@@ -816,6 +831,57 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         });
         await elapse(150);
         expect(await storage.admission.admit(request)).toEqual({ outcome: 'rejected' });
+      });
+
+      it("answers the users of the key's organization matching the recipients of an admitted request, as findUsersByEmail does", async () => {
+        // An organization id that JSON must escape, so that no store builds its lookup keys loosely.
+        const org = organization({ id: `${uid('org')} "q" \\ /\n\t\u0001é` });
+        const other = organization();
+        await storage.directory.saveOrganization(org);
+        await storage.directory.saveOrganization(other);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        const bob = await storage.directory.saveUser(user(org.id, { email: `${uid('bob')}@example.test` }));
+        const odd = await storage.directory.saveUser(
+          user(org.id, { email: `"${uid('o')}\\/é"@example.test` }),
+        );
+        // Same address in another organization: never answered for this one.
+        const elsewhere = await storage.directory.saveUser(
+          user(other.id, { email: `${uid('eve')}@example.test` }),
+        );
+        const recipientEmails = [
+          odd.email,
+          'nobody@example.test',
+          bob.email,
+          owner.email,
+          odd.email,
+          elsewhere.email,
+        ];
+        const admitted = await storage.admission.admit({ ...admission(key.digest), recipientEmails });
+        const expected = await storage.directory.findUsersByEmail(org.id, recipientEmails);
+        expect(expected.map((u) => u.id)).toEqual([odd.id, bob.id, owner.id]);
+        expect(admitted).toEqual({
+          outcome: 'admitted',
+          principal: { apiKey: key, user: owner, organization: org },
+          users: expected,
+        });
+        expect(await storage.admission.admit({ ...admission(key.digest), recipientEmails: [] })).toEqual({
+          outcome: 'admitted',
+          principal: { apiKey: key, user: owner, organization: org },
+          users: [],
+        });
+      });
+
+      it('looks no recipients up for a request that is not admitted', async () => {
+        const { key, principal } = await validKey();
+        const request = { ...admission(key.digest, { perKey: 1 }), recipientEmails: [principal.user.email] };
+        expect((await storage.admission.admit(request)).outcome).toBe('admitted');
+        const limited = await storage.admission.admit(request);
+        expect(limited).toStrictEqual({ outcome: 'limited', by: 'key', principal });
+        expect(await storage.admission.admit({ ...request, digest: unknownDigest() })).toStrictEqual({
+          outcome: 'rejected',
+        });
       });
     });
 

@@ -2,6 +2,7 @@ import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
 import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
+import { admitSend } from '../use-cases/admit-send.js';
 import { admitRequest } from '../use-cases/authenticate.js';
 import { checkCallbackUrl } from '../use-cases/check-callback-url.js';
 import { readStatus, requestIdPattern } from '../use-cases/read-status.js';
@@ -23,10 +24,19 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        const principal = await admit(context, request);
-        const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
-        if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
-        const callbackUrl = parsed.data.response_request?.callback_url;
+        // The admission looks the recipients up in its own storage step; the body's errors are
+        // still answered after the admission's (docs/behaviour.md#order-of-checks).
+        const { principal, input, users } = await admitSend(
+          context,
+          request.headers['x-api-key'],
+          request.clientAddress,
+          () => {
+            const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
+            if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
+            return parsed.data;
+          },
+        );
+        const callbackUrl = input.response_request?.callback_url;
         if (callbackUrl !== undefined) await checkCallbackUrl(context, callbackUrl);
         const idempotencyKey = request.headers['idempotency-key'];
         if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
@@ -35,7 +45,7 @@ export function apiRoutes(context: CoreContext): Route[] {
             'Idempotency-Key: must be 1 to 255 printable ASCII characters',
           );
         }
-        const response = await sendIdempotently(context, principal, parsed.data, idempotencyKey);
+        const response = await sendIdempotently(context, principal, input, idempotencyKey, users);
         return {
           status: response.status,
           headers: {

@@ -1,4 +1,4 @@
-import type { Principal } from '../domain/directory.js';
+import type { Principal, User } from '../domain/directory.js';
 import type { BucketSpec } from './rate-limit-store.js';
 
 /** The rate of a bucket whose key the store derives from the principal it finds. */
@@ -23,6 +23,13 @@ export interface AdmissionRequest {
   perKey: BucketRate;
   /** Rate of the organization's bucket, `org:<organizationId>` ({@link organizationBucketKey}). */
   perOrganization: BucketRate;
+  /**
+   * Normalized emails to look up among the users of the key's organization, as
+   * `DirectoryStore.findUsersByEmail` looks them up, when the request is `admitted`: a send names its
+   * recipients, and learning who they are in the admission's step spares it a round trip. Not read
+   * for any other outcome.
+   */
+  recipientEmails?: readonly string[];
 }
 
 /** What {@link AdmissionStore.admit} decided. */
@@ -33,8 +40,12 @@ export type Admission =
   | { outcome: 'rejected' }
   /** A valid key whose own bucket (`key`) or organization's bucket is short; nothing was taken. */
   | { outcome: 'limited'; by: 'key' | 'organization'; principal: Principal }
-  /** A valid key; one token was taken from the key's bucket and one from the organization's. */
-  | { outcome: 'admitted'; principal: Principal };
+  /**
+   * A valid key; one token was taken from the key's bucket and one from the organization's. `users`:
+   * the users found for `recipientEmails` (as `findUsersByEmail` answers them), present exactly when
+   * the request gave them.
+   */
+  | { outcome: 'admitted'; principal: Principal; users?: User[] };
 
 /**
  * The gate of every API request (docs/behaviour.md#rate-limits, docs/behaviour.md#api-keys): authentication and both rate limits in one
@@ -53,7 +64,9 @@ export interface AdmissionStore {
    * say) still reaches the service with valid keys, while guesses stay slowed.
    *
    * Atomicity and round trips are the adapter's: memory and Redis decide in one atomic step (Redis in
-   * one round trip); MongoDB composes its directory and rate-limit operations (see its adapter).
+   * one round trip, the lookup of `recipientEmails` included); MongoDB composes its directory and
+   * rate-limit operations (see its adapter). The lookup of the recipients need not be atomic with the
+   * decision: it reads, after it, what `findUsersByEmail` would.
    */
   admit: (request: AdmissionRequest) => Promise<Admission>;
 }

@@ -29,8 +29,14 @@ export interface DeliveryStore {
   /**
    * Records a delivered copy. Recording the same (sendId, recipient, platform) again replaces it.
    * With `options.ttlMs`, the copies of the send expire as {@link DeliveryWriteOptions.ttlMs} says.
+   *
+   * Answers the `version` of the interactive request stored under `sendId` (the `RequestStore`'s),
+   * read once the copy is recorded, or null when there is none (a plain send, an expired request).
+   * So a sender learns without another read whether the request changed (a click) while its copies
+   * were going out: a change made before the copy was recorded is always seen, and one made after
+   * it finds the copy among `listDeliveries`.
    */
-  addDelivery: (delivery: DeliveryRecord, options?: DeliveryWriteOptions) => Promise<void>;
+  addDelivery: (delivery: DeliveryRecord, options?: DeliveryWriteOptions) => Promise<number | null>;
   /** The copies of a send, in the order they were recorded. */
   listDeliveries: (sendId: string) => Promise<DeliveryRecord[]>;
 }

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import type { Principal } from '../domain/directory.js';
+import type { Principal, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import type { BucketSpec } from '../ports/rate-limit-store.js';
 import type { RateLimit } from '../rate-limit/settings.js';
@@ -49,6 +49,16 @@ export async function authenticate(
   throw short === null ? rejected(apiKey) : blocked();
 }
 
+/** An admitted request: its caller, and the users found for the addresses it named, if any. */
+export interface AdmittedRequest {
+  principal: Principal;
+  /**
+   * The users of the caller's organization matching `recipientEmails`; absent when none were given
+   * (or the store did not look them up: then the caller looks them up itself).
+   */
+  users?: User[];
+}
+
 /**
  * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency): authenticates it as {@link authenticate} does, then
  * takes one token from the key's bucket and one from the organization's, both or neither, refusing
@@ -59,12 +69,27 @@ export async function admitRequest(
   apiKey: string | undefined,
   clientAddress: string,
 ): Promise<Principal> {
+  return (await admitWithRecipients(context, apiKey, clientAddress)).principal;
+}
+
+/**
+ * Admits an API request as {@link admitRequest} does and, once it is admitted, looks up the users of
+ * its organization whose normalized addresses are `recipientEmails` in the same storage step (a
+ * send's recipients: one round trip fewer than a lookup after the admission).
+ */
+export async function admitWithRecipients(
+  context: CoreContext,
+  apiKey: string | undefined,
+  clientAddress: string,
+  recipientEmails?: readonly string[],
+): Promise<AdmittedRequest> {
   const { perKey, perOrganization } = context.rateLimits;
   const admission = await context.storage.admission.admit({
     digest: apiKey ? digestApiKey(apiKey) : null,
     failedAuth: failedAuthBucket(context, clientAddress),
     perKey: rate(perKey),
     perOrganization: rate(perOrganization),
+    ...(recipientEmails === undefined ? {} : { recipientEmails }),
   });
   switch (admission.outcome) {
     case 'blocked':
@@ -82,7 +107,10 @@ export async function admitRequest(
     }
     case 'admitted':
       touch(context, admission.principal);
-      return admission.principal;
+      return {
+        principal: admission.principal,
+        ...(admission.users === undefined ? {} : { users: admission.users }),
+      };
   }
 }
 

@@ -24,22 +24,33 @@ export interface CopiesOfSend {
   ttlMs?: number;
 }
 
+/** What {@link deliverCopies} did. */
+export interface DeliveredCopies {
+  /** The recipients that could not be reached on every platform that should reach them. */
+  unreached: ResolvedRecipient[];
+  /**
+   * The versions of the send's interactive request that the recording of each copy delivered now
+   * answered (`DeliveryStore.addDelivery`), null where there was none; empty when no copy went out.
+   */
+  requestVersions: (number | null)[];
+}
+
 /**
  * Delivers one copy per platform that reaches each recipient, skipping copies an earlier attempt
- * of the same send already delivered (so that a retry never notifies anyone twice). Answers the
- * recipients that could not be reached on every platform that should reach them.
+ * of the same send already delivered (so that a retry never notifies anyone twice).
  */
 export async function deliverCopies(
   context: CoreContext,
   { organization, sendId, resumed, ttlMs }: CopiesOfSend,
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
-): Promise<ResolvedRecipient[]> {
+): Promise<DeliveredCopies> {
   const writeOptions = ttlMs === undefined ? undefined : { ttlMs };
   const { deliveries } = context.storage;
   // Only a resumed send can have copies out already; a fresh one saves the round trip.
   const earlier = resumed ? await deliveries.listDeliveries(sendId) : [];
   const delivered = new Set(earlier.map((d) => copyKey(d.recipient, d.platform)));
+  const requestVersions: (number | null)[] = [];
   const reached = await Promise.all(
     recipients.map(async (recipient) => {
       // A platform that already has this recipient's copy (an earlier attempt) reaches them.
@@ -67,7 +78,7 @@ export async function deliverCopies(
           if (address === null) return;
           const message = viewFor(recipient.key);
           const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
-          await deliveries.addDelivery(
+          const version = await deliveries.addDelivery(
             {
               sendId,
               recipient: recipient.key,
@@ -77,6 +88,7 @@ export async function deliverCopies(
             },
             writeOptions,
           );
+          requestVersions.push(version);
         }),
       );
       for (const result of results) {
@@ -93,7 +105,7 @@ export async function deliverCopies(
       return results.every((result) => result.status === 'fulfilled');
     }),
   );
-  return recipients.filter((_, index) => !reached[index]);
+  return { unreached: recipients.filter((_, index) => !reached[index]), requestVersions };
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { CoreContext } from '../context.js';
-import type { Principal } from '../domain/directory.js';
+import type { Principal, User } from '../domain/directory.js';
 import { isNotifyError, NotifyError } from '../errors.js';
 import type { IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { fingerprint } from '../security/fingerprint.js';
-import { resolveRecipients } from './resolve-recipients.js';
+import { matchRecipients, recipientSpellings, resolveRecipients } from './resolve-recipients.js';
 import { newSendId, sendNotification } from './send-notification.js';
 
 /** Idempotency records live this long (docs/behaviour.md#idempotency). */
@@ -23,17 +23,24 @@ const answer = (status: number, body: unknown): StoredResponse => ({ status, bod
  * Sends once per idempotency key (docs/behaviour.md#idempotency): a repeat of a completed send replays its answer
  * byte for byte; a repeat while it runs is refused with 409; a repeat of a send that failed
  * resumes it, delivering only what was not delivered.
+ *
+ * @param found the users matching the normalized addresses of `input.user_emails`, when the
+ *   admission looked them up already (`admitSend`); looked up here otherwise.
  */
 export async function sendIdempotently(
   context: CoreContext,
   principal: Principal,
   input: NotifyRequest,
   idempotencyKey: string | undefined,
+  found?: readonly User[],
 ): Promise<SendResponse> {
   // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
   // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
   // once the key is acquired, as when the lookup followed the acquisition.
-  const recipients = resolveRecipients(context, principal.organization.id, input.user_emails);
+  const recipients =
+    found === undefined
+      ? resolveRecipients(context, principal.organization.id, input.user_emails)
+      : Promise.resolve().then(() => matchRecipients(recipientSpellings(input.user_emails), found));
   recipients.catch(() => undefined);
   const sendId = newSendId(context, input);
   if (idempotencyKey === undefined) {

@@ -43,13 +43,13 @@ async function sendPlain(
 ): Promise<NotificationSent> {
   const { sendId, resumed } = attempt;
   const view = plainView(sendId, message);
-  const failed = await deliverCopies(
+  const { unreached } = await deliverCopies(
     context,
     { organization: principal.organization, sendId, resumed, ttlMs: context.retentionMs },
     recipients,
     () => view,
   );
-  throwIfFailed(failed);
+  throwIfFailed(unreached);
   return { status: 'ok', notification_id: sendId };
 }
 
@@ -78,7 +78,7 @@ async function sendInteractive(
     });
     context.dueWork.poke();
   }
-  const failed = await deliverCopies(
+  const { unreached, requestVersions } = await deliverCopies(
     context,
     {
       organization: principal.organization,
@@ -90,8 +90,12 @@ async function sendInteractive(
     recipients,
     requestViews(request),
   );
-  await refreshIfChanged(context, request);
-  throwIfFailed(failed);
+  // Each recording of a copy answered the request's version as it stood once the copy was on
+  // record: a click stored before then shows there, and one stored after it finds every copy on
+  // record and updates them itself. An earlier attempt may have stopped before its own check.
+  const changed = stored !== null || requestVersions.some((version) => version !== request.version);
+  if (changed) await refreshIfChanged(context, request);
+  throwIfFailed(unreached);
   return {
     status: 'ok',
     request_id: request.id,
@@ -138,7 +142,7 @@ function newRequest(
 
 /**
  * A click on a copy delivered early may have changed the request while later copies were still
- * going out with the first view; bring every copy up to date once.
+ * going out with the first view; bring every copy up to date once, if it did.
  */
 async function refreshIfChanged(context: CoreContext, request: InteractiveRequest): Promise<void> {
   const latest = await context.storage.requests.getRequest(request.id);

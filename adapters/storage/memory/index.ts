@@ -48,10 +48,14 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
   const dueWork = memoryDueWorkStore();
   const directory = memoryDirectoryStore();
   const rateLimits = memoryRateLimitStore({ clock });
-  const deliveries = memoryDeliveryStore({ clock });
+  const deliveries = memoryDeliveryStore({
+    clock,
+    requestVersion: async (sendId) => (await requests.getRequest(sendId))?.version ?? null,
+  });
+  const requests = memoryRequestStore({ dueWork, deliveries, clock });
   return {
     directory,
-    requests: memoryRequestStore({ dueWork, deliveries, clock }),
+    requests,
     deliveries,
     idempotency: memoryIdempotencyStore({ clock }),
     rateLimits,

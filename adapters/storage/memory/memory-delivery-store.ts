@@ -5,6 +5,11 @@ import { createLazySweep } from './lazy-sweep.js';
 export interface MemoryDeliveryStoreOptions {
   /** Decides when the copies of a send expire, as a server's clock would for Redis or MongoDB. */
   clock: Clock;
+  /**
+   * The version of the request stored under a send id (the `RequestStore`'s), which `addDelivery`
+   * answers; absent when the store stands alone: it answers null then, as for a plain send.
+   */
+  requestVersion?: (sendId: string) => Promise<number | null>;
 }
 
 /** The memory delivery store, plus the synchronous hook that lets a request write set the expiry of its copies. */
@@ -33,7 +38,10 @@ const isExpired = (send: Send, now: number): boolean => send.expiresAt !== null 
  * Delivered copies per send, in recording order; a copy recorded again keeps its place. Expired sends
  * read as empty, are dropped when read and swept lazily as the map grows.
  */
-export function memoryDeliveryStore({ clock }: MemoryDeliveryStoreOptions): MemoryDeliveryStore {
+export function memoryDeliveryStore({
+  clock,
+  requestVersion,
+}: MemoryDeliveryStoreOptions): MemoryDeliveryStore {
   const bySend = new Map<string, Send>();
   const sweep = createLazySweep(bySend, isExpired);
 
@@ -44,27 +52,32 @@ export function memoryDeliveryStore({ clock }: MemoryDeliveryStoreOptions): Memo
     return undefined;
   };
 
+  const record = (delivery: DeliveryRecord, ttlMs: number | undefined): void => {
+    const copy = copyOf(delivery);
+    const expiresAt = ttlMs === undefined ? undefined : clock.now() + Math.ceil(ttlMs);
+    const send = live(delivery.sendId);
+    if (send === undefined) {
+      bySend.set(delivery.sendId, { copies: [copy], expiresAt: expiresAt ?? null });
+      sweep(clock.now());
+      return;
+    }
+    if (expiresAt !== undefined) send.expiresAt = expiresAt;
+    // A send has at most a few hundred copies (50 recipients times their platforms): a scan is cheap.
+    const index = send.copies.findIndex(
+      (d) => d.recipient === copy.recipient && d.platform === copy.platform,
+    );
+    if (index === -1) send.copies.push(copy);
+    else send.copies[index] = copy;
+  };
+
   return {
     expire(sendId, expiresAt) {
       const send = live(sendId);
       if (send !== undefined) send.expiresAt = expiresAt;
     },
     async addDelivery(delivery, options) {
-      const copy = copyOf(delivery);
-      const expiresAt = options?.ttlMs === undefined ? undefined : clock.now() + Math.ceil(options.ttlMs);
-      const send = live(delivery.sendId);
-      if (send === undefined) {
-        bySend.set(delivery.sendId, { copies: [copy], expiresAt: expiresAt ?? null });
-        sweep(clock.now());
-        return;
-      }
-      if (expiresAt !== undefined) send.expiresAt = expiresAt;
-      // A send has at most a few hundred copies (50 recipients times their platforms): a scan is cheap.
-      const index = send.copies.findIndex(
-        (d) => d.recipient === copy.recipient && d.platform === copy.platform,
-      );
-      if (index === -1) send.copies.push(copy);
-      else send.copies[index] = copy;
+      record(delivery, options?.ttlMs);
+      return requestVersion === undefined ? null : requestVersion(delivery.sendId);
     },
     async listDeliveries(sendId) {
       return (live(sendId)?.copies ?? []).map(copyOf);

@@ -6,7 +6,9 @@
  * failed-authentication token of an invalid key, or both buckets of a valid key (two more round
  * trips, the take-then-compensate of the rate-limit store, with its behaviour under concurrency).
  * A valid key never reads the failed-authentication bucket. A key revoked between the lookup and the take is admitted once, as
- * if the request had arrived just before the revocation; the next request sees it.
+ * if the request had arrived just before the revocation; the next request sees it. An admitted
+ * request that names recipients (`recipientEmails`) costs one more round trip, the directory's
+ * `findUsersByEmail`.
  *
  * @module
  */
@@ -16,6 +18,7 @@ import {
   type DirectoryStore,
   type RateLimitStore,
 } from '../../../core/adapter-kit.js';
+import { admissionWithRecipients } from '../admission-with-recipients.js';
 
 /** Options of {@link mongoAdmissionStore}: the stores it composes. */
 export interface MongoAdmissionStoreOptions {
@@ -25,8 +28,9 @@ export interface MongoAdmissionStoreOptions {
 
 /** Admission on MongoDB; see the module comment for its round trips and atomicity. */
 export function mongoAdmissionStore({ directory, rateLimits }: MongoAdmissionStoreOptions): AdmissionStore {
-  return composedAdmission({
+  const decided = composedAdmission({
     findPrincipal: (digest) => directory.findPrincipalByDigest(digest),
     take: (buckets, count) => rateLimits.take(buckets, count),
   });
+  return admissionWithRecipients(decided, directory);
 }

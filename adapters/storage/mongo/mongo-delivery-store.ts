@@ -15,13 +15,15 @@
  */
 import type { Collection } from 'mongodb';
 import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
-import type { DeliveryDocument } from './collections.js';
+import type { DeliveryDocument, WorkDocument } from './collections.js';
 import { expiryAfter, notExpired } from './expiry.js';
 import { guardMongoStore } from './unavailable.js';
 
 /** Options of {@link mongoDeliveryStore}. */
 export interface MongoDeliveryStoreOptions {
   deliveries: Collection<DeliveryDocument>;
+  /** Where the request of a send is, whose version `addDelivery` answers. */
+  requests: Collection<WorkDocument>;
 }
 
 const toDelivery = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryDocument): DeliveryRecord => ({
@@ -33,7 +35,7 @@ const toDelivery = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryD
 });
 
 /** Delivered copies per send, in recording order; see the module comment. */
-export function mongoDeliveryStore({ deliveries }: MongoDeliveryStoreOptions): DeliveryStore {
+export function mongoDeliveryStore({ deliveries, requests }: MongoDeliveryStoreOptions): DeliveryStore {
   return guardMongoStore({
     async addDelivery({ sendId, recipient, platform, ref, deliveredAt }, options) {
       const expiresAt = expiryAfter(options);
@@ -44,6 +46,11 @@ export function mongoDeliveryStore({ deliveries }: MongoDeliveryStoreOptions): D
         { upsert: true },
       );
       if (expiresAt !== null) await deliveries.updateMany({ sendId }, [{ $set: { expiresAt } }]);
+      const found = await requests.findOne(
+        { _id: sendId, ...notExpired },
+        { projection: { _id: 0, 'request.version': 1 } },
+      );
+      return found?.request?.version ?? null;
     },
 
     async listDeliveries(sendId) {

@@ -5,7 +5,7 @@ import {
   organizationBucketKey,
 } from '../../../core/adapter-kit.js';
 import { admitScript } from './lua/admission-lua.js';
-import { principalFrom, principalKeys } from './redis-directory-store.js';
+import { principalFrom, principalKeys, usersFrom } from './redis-directory-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
@@ -14,7 +14,8 @@ import { asArray, asString } from './replies.js';
  * Admission in one script, so one round trip: the key lookup (never cached: a revocation holds on the
  * next request of every instance), then both buckets of a valid key, all or nothing, or the
  * failed-authentication bucket of an invalid one, on the Redis server's clock, with the buckets and
- * arithmetic of the rate-limit store.
+ * arithmetic of the rate-limit store; then, when admitted, the recipients' lookup of the directory
+ * store, on the same keys.
  */
 export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): AdmissionStore {
   // The script learns the ids from the key it finds, and appends them to these.
@@ -22,11 +23,11 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
   const organizationBucketBase = keys.rateLimit(organizationBucketKey(''));
 
   return {
-    async admit({ digest, failedAuth, perKey, perOrganization }): Promise<Admission> {
-      const [outcome, ...principal] = asArray(
+    async admit({ digest, failedAuth, perKey, perOrganization, recipientEmails }): Promise<Admission> {
+      const [outcome, ...found] = asArray(
         await redis.evalScript(
           admitScript,
-          [...principalKeys(keys), keys.rateLimit(failedAuth.key)],
+          [...principalKeys(keys), keys.rateLimit(failedAuth.key), keys.usersByEmail],
           [
             digest ?? '',
             String(failedAuth.capacity),
@@ -37,16 +38,24 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
             organizationBucketBase,
             String(perOrganization.capacity),
             String(perOrganization.refillPerSecond),
+            recipientEmails === undefined ? '' : '1',
+            ...(recipientEmails ?? []).map((email) => JSON.stringify(email)),
           ],
         ),
       );
+      // The principal's tuple has five entries; the users found follow it.
+      const principal = found.slice(0, 5);
       switch (asString(outcome)) {
         case 'blocked':
           return { outcome: 'blocked' };
         case 'rejected':
           return { outcome: 'rejected' };
         case 'admitted':
-          return { outcome: 'admitted', principal: principalFrom(principal) };
+          return {
+            outcome: 'admitted',
+            principal: principalFrom(principal),
+            ...(recipientEmails === undefined ? {} : { users: usersFrom(found.slice(5)) }),
+          };
         case 'limited-key':
           return { outcome: 'limited', by: 'key', principal: principalFrom(principal) };
         case 'limited-organization':

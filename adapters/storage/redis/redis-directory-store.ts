@@ -65,7 +65,8 @@ export function principalFrom([record, lastUsedAt, revokedAt, user, organization
   };
 }
 
-const usersFrom = (reply: unknown): User[] => chunks(reply, 2).map(([id, json]) => userFrom(id, json));
+/** The users of a flat reply of `find_users` (id, JSON, id, JSON…). */
+export const usersFrom = (reply: unknown): User[] => chunks(reply, 2).map(([id, json]) => userFrom(id, json));
 
 const optionalTime = (at: number | null): string => (at === null ? '' : String(at));
 

@@ -29,24 +29,45 @@ return id
 `);
 
 /**
- * KEYS: users-by-email, users. ARGV: email fields. Answers id, JSON of each user found, once each,
- * in the order of the first email that matched.
+ * `find_users(by_email_key, users_key, fields)`: id, JSON of each user filed under one of the email
+ * fields (see `emailField`), once each, in the order of the first field that matched.
  */
-export const findUsersByEmailScript = luaScript(`
-local out = {}
-local seen = {}
-for _, field in ipairs(ARGV) do
-  local id = redis.call('HGET', KEYS[1], field)
-  if id and not seen[id] then
-    seen[id] = true
-    local json = redis.call('HGET', KEYS[2], id)
-    if json then
-      table.insert(out, id)
-      table.insert(out, json)
+export const findUsersLua = `
+local function find_users(by_email_key, users_key, fields)
+  local out = {}
+  local seen = {}
+  for _, field in ipairs(fields) do
+    local id = redis.call('HGET', by_email_key, field)
+    if id and not seen[id] then
+      seen[id] = true
+      local json = redis.call('HGET', users_key, id)
+      if json then
+        table.insert(out, id)
+        table.insert(out, json)
+      end
     end
   end
+  return out
 end
-return out
+`;
+
+/**
+ * `json_string(s)`: `s` as TypeScript's `JSON.stringify` writes a string (quotes, backslashes and
+ * control characters escaped, the short forms where JSON has them), so that a script can build the
+ * JSON keys TypeScript files records under.
+ */
+export const jsonStringLua = String.raw`
+local json_escapes = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+local function json_string(s)
+  return '"' .. (string.gsub(s, '[%z\1-\31"\\]', function(c)
+    return json_escapes[c] or string.format('\\u%04x', string.byte(c))
+  end)) .. '"'
+end
+`;
+
+/** KEYS: users-by-email, users. ARGV: email fields. `find_users` of the fields. */
+export const findUsersByEmailScript = luaScript(`${findUsersLua}
+return find_users(KEYS[1], KEYS[2], ARGV)
 `);
 
 /**

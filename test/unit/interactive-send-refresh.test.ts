@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { ChatTransport, StoragePorts } from '../../core/adapter-kit.js';
+import { createNotifier, type Notifier } from '../../core/index.js';
+import { sendInteractive } from '../support/send-interactive.js';
+import { testSeed } from '../support/test-seed.js';
+
+/** The memory storage, counting the reads of interactive requests. */
+function countingStorage() {
+  const storage = memoryStorage();
+  const reads = { count: 0 };
+  const counted: StoragePorts = {
+    ...storage,
+    requests: {
+      ...storage.requests,
+      getRequest: (id) => {
+        reads.count += 1;
+        return storage.requests.getRequest(id);
+      },
+    },
+  };
+  return { storage: counted, reads };
+}
+
+/**
+ * The inbox, keeping the version of the last view applied to each recipient's copy; `beforeDeliver`
+ * runs before a copy goes out, so that a test can act while a send is under way.
+ */
+function watchedInbox(beforeDeliver: (recipient: string, sendId: string) => Promise<void>) {
+  const inner = inboxTransport();
+  const shown = new Map<string, number>();
+  const transport: ChatTransport = {
+    platform: inner.platform,
+    routes: inner.routes,
+    address: (user, organization) => inner.address(user, organization),
+    connect: (sink) => inner.connect(sink),
+    async deliver(delivery) {
+      await beforeDeliver(delivery.recipient, delivery.message.sendId);
+      const ref = await inner.deliver(delivery);
+      shown.set(delivery.recipient, delivery.message.version);
+      return ref;
+    },
+    async update(delivery, ref) {
+      await inner.update(delivery, ref);
+      shown.set(delivery.recipient, Math.max(shown.get(delivery.recipient) ?? 0, delivery.message.version));
+    },
+  };
+  return { transport, shown };
+}
+
+const until = async (condition: () => Promise<boolean>): Promise<void> => {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 1));
+};
+
+describe('an interactive send brings its copies up to date after a click during its delivery', () => {
+  it('reads its request no more once its copies are on record when nobody clicked', async () => {
+    const { storage, reads } = countingStorage();
+    const { transport, shown } = watchedInbox(async () => {});
+    const notifier = createNotifier({ storage, transports: [transport] });
+    await notifier.seed(testSeed);
+    reads.count = 0;
+    await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    expect(reads.count).toBe(0);
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 0, 'dave@acme.test': 0 });
+    await notifier.stop();
+  });
+
+  it('updates a copy that went out with the first view after a click on an earlier copy was stored', async () => {
+    const { storage } = countingStorage();
+    let notifier: Notifier | null = null;
+    const { transport, shown } = watchedInbox(async (recipient, sendId) => {
+      if (recipient !== 'dave@acme.test' || notifier === null) return;
+      // Bob's copy is on record, so his click updates it; Dave's goes out after the click, with the
+      // view of before it, and only the send itself can bring it up to date.
+      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
+      expect(await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' })).toBe(
+        'accepted',
+      );
+    });
+    notifier = createNotifier({ storage, transports: [transport] });
+    await notifier.seed(testSeed);
+    const requestId = await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    const latest = await storage.requests.getRequest(requestId);
+    expect(latest?.version).toBe(1);
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
+    await notifier.stop();
+  });
+});
