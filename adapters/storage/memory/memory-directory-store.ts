@@ -70,7 +70,7 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
     },
     async getUser(id) {
       const user = users.get(id);
-      return user === undefined ? null : structuredClone(user);
+      return user === undefined ? null : copyUser(user);
     },
     async findUsersByEmail(organizationId, normalizedEmails) {
       const ids = new Set<string>();
@@ -80,7 +80,7 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
       }
       return [...ids].flatMap((id) => {
         const user = users.get(id);
-        return user === undefined ? [] : [structuredClone(user)];
+        return user === undefined ? [] : [copyUser(user)];
       });
     },
     async listUsers(organizationId) {
