@@ -1,29 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPasswords } from '../../examples/standalone/demo-seed.js';
+import { chromiumArgs, chromiumPath, hasChromium, skipWithoutChromium } from '../support/chromium.js';
 import { type StandaloneProcess, startStandaloneProcess } from '../support/standalone-process.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const hasChromium = existsSync(chromiumPath);
-// In CI a missing browser is a broken image, not a reason to skip: the suite runs and fails there.
-const skip = !hasChromium && process.env.CI !== 'true';
-if (skip) {
-  console.warn(
-    `Skipping the account pages browser test: ${chromiumPath} not found (apt-get install -y chromium).`,
-  );
-}
+const skip = skipWithoutChromium('the account pages browser test');
 
 /** Screenshots of every page, for people to look at (git-ignored; docs/screenshots holds copies). */
 const screenshots = join('test-output', 'account-pages');

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -18,26 +17,9 @@ import type {
   ClickOutcome,
 } from '../../core/ports/chat-transport.js';
 import type { DeliveryRef } from '../../core/ports/delivery-store.js';
+import { chromiumArgs, chromiumPath, hasChromium, skipWithoutChromium } from '../support/chromium.js';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const hasChromium = existsSync(chromiumPath);
-// In CI a missing browser is a broken image, not a reason to skip: the suite runs and fails there.
-const skip = !hasChromium && process.env.CI !== 'true';
-if (skip) {
-  console.warn(
-    `Skipping the inbox page browser test: ${chromiumPath} not found (install it with "apt-get install -y chromium").`,
-  );
-}
+const skip = skipWithoutChromium('the inbox page browser test');
 
 /** The hosts may mount the inbox anywhere; a prefix proves the page finds its API from its own path. */
 const mount = '/dev/notify';
