@@ -8,8 +8,9 @@ import { slackTransport } from '../adapters/chat/slack/index.js';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { createNotifier } from '../core/index.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
+import { sendInteractive } from '../test/support/send-interactive.js';
 import { slackIdOf } from '../test/support/slack-workspace.js';
-import { numberedUsers, testKeys, testSeed } from '../test/support/test-seed.js';
+import { numberedUsers, testSeed } from '../test/support/test-seed.js';
 import { quick, saveFigures, sized } from './options.js';
 
 const latencyMs = 20;
@@ -32,28 +33,10 @@ const notifier = createNotifier({
 });
 await notifier.seed(testSeed);
 
+/** The latency of one interactive send, as the caller waits for it. */
 const send = async (recipients: readonly string[]): Promise<number> => {
   const started = performance.now();
-  const answer = await notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-    body: [
-      JSON.stringify({
-        user_emails: recipients,
-        message: 'Approve the deploy of *v2.3*?',
-        response_request: {
-          options: [
-            { text: 'Approve', value: 'approve' },
-            { text: 'Reject', value: 'reject' },
-          ],
-          timeout_minutes: 30,
-        },
-      }),
-    ],
-    clientAddress: '127.0.0.1',
-  });
-  if (answer?.status !== 200) throw new Error(`send failed: ${answer?.status} ${answer?.body}`);
+  await sendInteractive(notifier, recipients, 30);
   return performance.now() - started;
 };
 

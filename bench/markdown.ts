@@ -4,37 +4,11 @@
  * (unclosed brackets, link openings, delimiters, backtick runs, blocks) repeated to that length.
  */
 import { parseMarkdown } from '../core/markdown/parse.js';
+import { markdownFragments } from '../test/support/markdown-fragments.js';
 import { opsPerSecond, report } from './measure.js';
 import { sized } from './options.js';
 
 const LENGTH = 4000;
-
-const FRAGMENTS = [
-  '[',
-  ']',
-  '(',
-  ')',
-  '<',
-  '>',
-  '(<',
-  '>)',
-  '](',
-  '[](',
-  '[x](',
-  '[x](<',
-  '[x](y',
-  '*',
-  '_',
-  '*a',
-  '_a ',
-  '`',
-  '``',
-  '```',
-  ' ',
-  'a',
-  '\n',
-  '- ',
-];
 
 /** Ends that wrap the whole message in emphasis, so that every structure inside is also parsed in a nested range. */
 const WRAPPERS: ReadonlyArray<readonly [string, string]> = [
@@ -52,7 +26,10 @@ const fill = (pattern: string, length: number) =>
  * two-word text (whose language-tag check once backtracked quadratically).
  */
 function adversarialMessages(): string[] {
-  const patterns = FRAGMENTS.flatMap((first) => [first, ...FRAGMENTS.map((second) => first + second)]);
+  const patterns = markdownFragments.flatMap((first) => [
+    first,
+    ...markdownFragments.map((second) => first + second),
+  ]);
   const wrapped = WRAPPERS.flatMap(([prefix, suffix]) =>
     patterns.map((pattern) => prefix + fill(pattern, LENGTH - prefix.length - suffix.length) + suffix),
   );

@@ -1,45 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { measureMarkdownParse } from '../../core/markdown/parse.js';
-
-/**
- * Short pieces of markdown syntax, open and closed, that adversarial messages are built from by
- * repetition: brackets, link openings of both forms, emphasis delimiters, backtick runs, blocks.
- */
-const FRAGMENTS = [
-  '[',
-  ']',
-  '(',
-  ')',
-  '<',
-  '>',
-  '(<',
-  '>)',
-  '](',
-  '](<',
-  '[]',
-  '[](',
-  '[x](',
-  '[x](<',
-  '[x](<y',
-  '[x](y',
-  '[x](y)',
-  '*',
-  '_',
-  '*_',
-  '_*',
-  '*a',
-  '_a ',
-  'a_',
-  '`',
-  '``',
-  '```',
-  '`a',
-  ' ',
-  'a',
-  '\n',
-  '- ',
-] as const;
+import { markdownFragments } from '../support/markdown-fragments.js';
 
 /** Messages of about this length are compared with ones twice as long, the spec's maximum of 4000. */
 const N = 2000;
@@ -52,7 +14,9 @@ interface Shape {
 }
 
 const fragments = (min: number, max: number) =>
-  fc.array(fc.constantFrom(...FRAGMENTS), { minLength: min, maxLength: max }).map((parts) => parts.join(''));
+  fc
+    .array(fc.constantFrom(...markdownFragments), { minLength: min, maxLength: max })
+    .map((parts) => parts.join(''));
 
 const shapes: fc.Arbitrary<Shape> = fc.record({
   prefix: fragments(0, 3),
