@@ -259,6 +259,8 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
       hasTouch: true,
     });
     await page.goto(`${service.base}/account`);
+    // Chromium applies autofocus at its next rendering step, which may come after the load event.
+    await page.waitForFunction(() => document.activeElement?.id === 'email');
     await page.keyboard.type(alice.email);
     await page.keyboard.press('Tab');
     await page.keyboard.type(alice.password);
