@@ -15,7 +15,7 @@ export type { MemoryDirectoryStore } from './memory-directory-store.js';
 export type { MemoryDueWorkStore } from './memory-due-work-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
-export type { MemoryRequestStoreOptions } from './memory-request-store.js';
+export type { MemoryRequestStore, MemoryRequestStoreOptions } from './memory-request-store.js';
 export type { MemoryTransportStateStoreOptions } from './memory-transport-state-store.js';
 export {
   memoryAdmissionStore,
@@ -50,7 +50,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
   const rateLimits = memoryRateLimitStore({ clock });
   const deliveries = memoryDeliveryStore({
     clock,
-    requestVersion: async (sendId) => (await requests.getRequest(sendId))?.version ?? null,
+    requestVersion: async (sendId) => requests.versionOf(sendId),
   });
   const requests = memoryRequestStore({ dueWork, deliveries, clock });
   return {

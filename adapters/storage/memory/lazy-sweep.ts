@@ -1,21 +1,31 @@
-/** Smallest map size at which a sweep runs; below it, expired entries are only dropped as they are read. */
-const minimumThreshold = 1024;
+/** Fewest writes between two sweeps: a small map is not scanned on every write. */
+const minimumInterval = 64;
 
 /**
  * Amortized purge of the expired entries of a map, for stores whose entries expire but are not
- * always read again. A sweep runs only once the map has doubled since the last one, so each write
- * costs O(1) on average and expired entries never outnumber the live ones by much.
+ * always read again. A sweep runs once the writes since the last one reach the size the map had
+ * after it (at least {@link minimumInterval}), so each write pays for O(1) entries of a scan on
+ * average, and expired entries never outnumber the live ones and the recent writes by much.
  *
- * @returns a function to call after each insertion, with the current time.
+ * Counting writes rather than waiting for the map to double matters for maps with few keys written
+ * many times (the per-period inbox lists: a handful of keys, each appended to thousands of times
+ * and never read once its period is over): their size never grows, yet their expired entries
+ * hold everything appended to them.
+ *
+ * @returns a function to call after each write (an insertion or a change of an entry), with the
+ * current time.
  */
 export function createLazySweep<K, V>(
   map: Map<K, V>,
   isExpired: (value: V, now: number) => boolean,
 ): (now: number) => void {
-  let threshold = minimumThreshold;
+  let writes = 0;
+  let interval = minimumInterval;
   return (now) => {
-    if (map.size < threshold) return;
+    writes += 1;
+    if (writes < interval) return;
     for (const [key, value] of map) if (isExpired(value, now)) map.delete(key);
-    threshold = Math.max(minimumThreshold, 2 * map.size);
+    writes = 0;
+    interval = Math.max(minimumInterval, map.size);
   };
 }

@@ -1,4 +1,5 @@
 import type { Clock, DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
+import { flatString } from './flat-string.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryDeliveryStore}. */
@@ -18,13 +19,24 @@ export interface MemoryDeliveryStore extends DeliveryStore {
   expire(sendId: string, expiresAt: number): void;
 }
 
+/** A copy as kept: its send is the map's key. */
+type StoredCopy = Omit<DeliveryRecord, 'sendId'>;
+
 /** The copies of one send and when they expire (null: never). */
 interface Send {
-  copies: DeliveryRecord[];
+  /** Exactly as long as it needs to be: a pending request keeps its copies for as long as it waits. */
+  copies: StoredCopy[];
   expiresAt: number | null;
 }
 
-const copyOf = ({ sendId, recipient, platform, ref, deliveredAt }: DeliveryRecord): DeliveryRecord => ({
+/** The copy a store keeps: its own ref, with flat strings, since it may be kept for the whole retention. */
+const storedCopyOf = ({ recipient, platform, ref, deliveredAt }: DeliveryRecord): StoredCopy => {
+  const kept = { ...ref };
+  for (const value of Object.values(kept)) flatString(value);
+  return { recipient: flatString(recipient), platform, ref: kept, deliveredAt };
+};
+
+const recordOf = (sendId: string, { recipient, platform, ref, deliveredAt }: StoredCopy): DeliveryRecord => ({
   sendId,
   recipient,
   platform,
@@ -36,7 +48,7 @@ const isExpired = (send: Send, now: number): boolean => send.expiresAt !== null 
 
 /**
  * Delivered copies per send, in recording order; a copy recorded again keeps its place. Expired sends
- * read as empty, are dropped when read and swept lazily as the map grows.
+ * read as empty, are dropped when read and swept lazily as it is written.
  */
 export function memoryDeliveryStore({
   clock,
@@ -53,11 +65,11 @@ export function memoryDeliveryStore({
   };
 
   const record = (delivery: DeliveryRecord, ttlMs: number | undefined): void => {
-    const copy = copyOf(delivery);
+    const copy = storedCopyOf(delivery);
     const expiresAt = ttlMs === undefined ? undefined : clock.now() + Math.ceil(ttlMs);
     const send = live(delivery.sendId);
     if (send === undefined) {
-      bySend.set(delivery.sendId, { copies: [copy], expiresAt: expiresAt ?? null });
+      bySend.set(flatString(delivery.sendId), { copies: [copy], expiresAt: expiresAt ?? null });
       sweep(clock.now());
       return;
     }
@@ -66,7 +78,9 @@ export function memoryDeliveryStore({
     const index = send.copies.findIndex(
       (d) => d.recipient === copy.recipient && d.platform === copy.platform,
     );
-    if (index === -1) send.copies.push(copy);
+    // A fresh array of the exact length (`concat` allocates no more): a pushed-to array, or a spread
+    // one, keeps room for a dozen more copies.
+    if (index === -1) send.copies = send.copies.concat(copy);
     else send.copies[index] = copy;
   };
 
@@ -80,7 +94,7 @@ export function memoryDeliveryStore({
       return requestVersion === undefined ? null : requestVersion(delivery.sendId);
     },
     async listDeliveries(sendId) {
-      return (live(sendId)?.copies ?? []).map(copyOf);
+      return (live(sendId)?.copies ?? []).map((copy) => recordOf(sendId, copy));
     },
   } satisfies MemoryDeliveryStore;
 }

@@ -7,9 +7,13 @@ import {
   type User,
 } from '../../../core/adapter-kit.js';
 
-/** The identity of a user inside the directory: organization and normalized email. */
+/**
+ * The identity of a user inside the directory: organization and normalized email, the organization
+ * prefixed by its length so that no two pairs make the same key (cheaper than a JSON array, and
+ * looked up for every recipient of every send).
+ */
 const emailKey = (organizationId: string, email: string): string =>
-  JSON.stringify([organizationId, normalizeEmail(email)]);
+  `${organizationId.length}:${organizationId}${normalizeEmail(email)}`;
 
 /** A copy of a user made by hand: far cheaper than `structuredClone` on the admission of every request. */
 const copyUser = (user: User): User => ({
@@ -56,7 +60,7 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
     },
     async getOrganization(id) {
       const organization = organizations.get(id);
-      return organization === undefined ? null : structuredClone(organization);
+      return organization === undefined ? null : { ...organization };
     },
     async saveUser(user) {
       const key = emailKey(user.organizationId, user.email);

@@ -7,9 +7,12 @@ export interface MemoryDueWorkStore extends DueWorkStore {
   apply(changes: DueWorkChanges): void;
 }
 
-/** An item and its lease. `generation` names the one heap slot that is current for it. */
-interface Entry {
-  item: DueItem;
+/**
+ * An item and its lease, in one object since every pending request keeps one. `generation` names
+ * the one heap slot that is current for it; 0 once the item is gone (completed, cancelled or
+ * replaced), which makes every slot of it stale.
+ */
+interface Entry extends DueItem {
   leaseToken: string | null;
   generation: number;
 }
@@ -17,7 +20,7 @@ interface Entry {
 /** When an item becomes claimable: its runAt, or the end of its lease. */
 interface Slot {
   at: number;
-  id: string;
+  entry: Entry;
   generation: number;
 }
 
@@ -43,22 +46,30 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
   const heap = createMinHeap<Slot>((a, b) => a.at < b.at || (a.at === b.at && a.generation < b.generation));
   let generation = 0;
 
-  const isCurrent = (slot: Slot): boolean => entries.get(slot.id)?.generation === slot.generation;
+  const isCurrent = (slot: Slot): boolean => slot.entry.generation === slot.generation;
 
   const schedule = (entry: Entry, at: number): void => {
     generation += 1;
     entry.generation = generation;
-    heap.push({ at, id: entry.item.id, generation });
+    heap.push({ at, entry, generation });
+  };
+
+  const remove = (id: string): void => {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    entry.generation = 0;
+    entries.delete(id);
   };
 
   const compact = (): void => {
     if (heap.size > 2 * entries.size + compactionSlack) heap.retain(isCurrent);
   };
 
-  const enqueueOne = (item: DueItem): void => {
-    const entry: Entry = { item: copyItem(item), leaseToken: null, generation: 0 };
-    entries.set(item.id, entry);
-    schedule(entry, item.runAt);
+  const enqueueOne = ({ id, kind, requestId, runAt, attempt }: DueItem): void => {
+    remove(id);
+    const entry: Entry = { id, kind, requestId, runAt, attempt, leaseToken: null, generation: 0 };
+    entries.set(id, entry);
+    schedule(entry, runAt);
   };
 
   /** The entry when `claimed` still holds its lease token; a lost lease reads as absent. */
@@ -69,7 +80,7 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
 
   return {
     apply(changes) {
-      for (const id of changes.cancel) entries.delete(id);
+      for (const id of changes.cancel) remove(id);
       for (const item of changes.enqueue) enqueueOne(item);
       compact();
     },
@@ -84,12 +95,12 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
         const top = heap.peek();
         if (top === undefined || top.at > now) break;
         heap.pop();
-        const entry = entries.get(top.id);
-        if (entry === undefined || entry.generation !== top.generation) continue;
+        if (!isCurrent(top)) continue;
+        const { entry } = top;
         const leaseToken = `lease_${top.generation}`;
         entry.leaseToken = leaseToken;
         leased.push(entry);
-        claimed.push({ ...copyItem(entry.item), leaseToken });
+        claimed.push({ ...copyItem(entry), leaseToken });
       }
       // Rescheduled only after the loop: with leaseMs 0 the lease ends at `now`, and the same item
       // must not come out twice in one claim.
@@ -97,13 +108,14 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       return claimed;
     },
     async complete(item) {
-      if (owned(item) !== undefined) entries.delete(item.id);
+      if (owned(item) !== undefined) remove(item.id);
       compact();
     },
     async reschedule(item, runAt) {
       const entry = owned(item);
       if (entry === undefined) return;
-      entry.item = { ...entry.item, runAt, attempt: entry.item.attempt + 1 };
+      entry.runAt = runAt;
+      entry.attempt += 1;
       entry.leaseToken = null;
       schedule(entry, runAt);
     },

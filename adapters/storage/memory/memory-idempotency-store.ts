@@ -28,7 +28,7 @@ const scopeKey = (scope: IdempotencyScope): string => JSON.stringify([scope.orga
 
 /**
  * Idempotency records in a map. Leases are judged by the caller's `timing.now`, expiry by the store's
- * clock; expired records are dropped when read and swept lazily when the map grows.
+ * clock; expired records are dropped when read and swept lazily as it is written.
  */
 export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions): IdempotencyStore {
   const records = new Map<string, IdempotencyRecord>();

@@ -4,6 +4,8 @@ import {
   NotifyError,
   type RequestStore,
 } from '../../../core/adapter-kit.js';
+import { flatString } from './flat-string.js';
+import { createInterner } from './interner.js';
 import { createLazySweep } from './lazy-sweep.js';
 import type { MemoryDeliveryStore } from './memory-delivery-store.js';
 import type { MemoryDueWorkStore } from './memory-due-work-store.js';
@@ -42,16 +44,85 @@ const copyRequest = (request: InteractiveRequest): InteractiveRequest => ({
   })),
 });
 
+/** Strings longer than this are not shared: they are unlikely to repeat and would crowd the pool. */
+const longestShared = 256;
+
+/** The options of `next` when they read as `kept` does: a new version rarely changes them. */
+const sameOptions = (next: InteractiveRequest['options'], kept: InteractiveRequest['options']): boolean =>
+  next.length === kept.length &&
+  next.every((option, index) => option.text === kept[index]?.text && option.value === kept[index]?.value);
+
+/**
+ * Makes the copies of requests that the store keeps: strings that requests repeat (addresses,
+ * labels, the sender, a message sent again and again) and the option list and sender objects are
+ * shared between them, and ids are flat. Shared objects are never changed: writes replace the
+ * stored request, and reads hand out copies. A new version of a stored request reuses what the
+ * stored one shares already (all but the answers and times), so that an update interns nothing.
+ */
+function createCompactor(): (
+  request: InteractiveRequest,
+  previous?: InteractiveRequest,
+) => InteractiveRequest {
+  const strings = createInterner<string>();
+  const optionLists = createInterner<InteractiveRequest['options']>();
+  const senders = createInterner<InteractiveRequest['sender']>();
+  const shared = (value: string): string =>
+    value.length > longestShared ? value : strings.intern(value, value);
+  const sharedOptions = (options: InteractiveRequest['options']): InteractiveRequest['options'] => {
+    const kept = options.map(({ text, value }) => ({ text: shared(text), value: shared(value) }));
+    return optionLists.intern(JSON.stringify(kept), kept);
+  };
+  const sharedSender = ({ userId, name }: InteractiveRequest['sender']): InteractiveRequest['sender'] =>
+    senders.intern(JSON.stringify([userId, name]), { userId: shared(userId), name: shared(name) });
+  return (request, previous) => {
+    const same = previous?.id === request.id ? previous : undefined;
+    return {
+      ...request,
+      id: same?.id ?? flatString(request.id),
+      organizationId: same?.organizationId ?? shared(request.organizationId),
+      message: same?.message === request.message ? same.message : shared(request.message),
+      options:
+        same && sameOptions(request.options, same.options) ? same.options : sharedOptions(request.options),
+      sender:
+        same?.sender.userId === request.sender.userId && same.sender.name === request.sender.name
+          ? same.sender
+          : sharedSender(request.sender),
+      callback: request.callback === null ? null : { ...request.callback },
+      recipients: request.recipients.map(({ email, key, value, respondedAt, expired }, index) => {
+        const before = same?.recipients[index];
+        return {
+          email: before?.email === email ? before.email : shared(email),
+          key: before?.key === key ? before.key : shared(key),
+          value: value === null ? null : shared(value),
+          respondedAt,
+          expired,
+        };
+      }),
+    };
+  };
+}
+
 const isExpired = (stored: Stored, now: number): boolean =>
   stored.expiresAt !== null && stored.expiresAt <= now;
+
+/** The memory request store, plus the synchronous version lookup that the delivery store answers with. */
+export interface MemoryRequestStore extends RequestStore {
+  /** The version of the live request `id`, or null: without copying the request. */
+  versionOf(id: string): number | null;
+}
 
 /**
  * Interactive requests in a map. Each write checks, stores and applies its due-work changes without
  * yielding to the event loop, which is what makes the compare-and-set and the due changes atomic.
- * Finished requests expire by the store's clock: dropped when read, swept lazily as the map grows.
+ * Finished requests expire by the store's clock: dropped when read, swept lazily as it is written.
  */
-export function memoryRequestStore({ dueWork, deliveries, clock }: MemoryRequestStoreOptions): RequestStore {
+export function memoryRequestStore({
+  dueWork,
+  deliveries,
+  clock,
+}: MemoryRequestStoreOptions): MemoryRequestStore {
   const requests = new Map<string, Stored>();
+  const compact = createCompactor();
   const sweep = createLazySweep(requests, isExpired);
 
   const live = (id: string): Stored | undefined => {
@@ -66,10 +137,12 @@ export function memoryRequestStore({ dueWork, deliveries, clock }: MemoryRequest
       if (live(request.id) !== undefined) {
         throw new NotifyError('internal', `Request ${request.id} already exists`);
       }
-      requests.set(request.id, { request: copyRequest(request), expiresAt: null });
+      const kept = compact(request);
+      requests.set(kept.id, { request: kept, expiresAt: null });
       dueWork.apply(due);
       sweep(clock.now());
     },
+    versionOf: (id) => live(id)?.request.version ?? null,
     async getRequest(id) {
       const stored = live(id);
       return stored === undefined ? null : copyRequest(stored.request);
@@ -77,7 +150,7 @@ export function memoryRequestStore({ dueWork, deliveries, clock }: MemoryRequest
     async updateRequest(next, expectedVersion, due, options) {
       const stored = live(next.id);
       if (stored?.request.version !== expectedVersion) return false;
-      stored.request = copyRequest(next);
+      stored.request = compact(next, stored.request);
       if (options?.ttlMs !== undefined) {
         stored.expiresAt = clock.now() + Math.ceil(options.ttlMs);
         deliveries.expire(next.id, stored.expiresAt);
@@ -85,5 +158,5 @@ export function memoryRequestStore({ dueWork, deliveries, clock }: MemoryRequest
       dueWork.apply(due);
       return true;
     },
-  } satisfies RequestStore;
+  } satisfies MemoryRequestStore;
 }

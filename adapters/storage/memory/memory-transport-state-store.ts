@@ -5,6 +5,7 @@ import {
   type TransportStateWriteOptions,
   ttlMillis,
 } from '../../../core/adapter-kit.js';
+import { flatString } from './flat-string.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryTransportStateStore}. */
@@ -29,7 +30,7 @@ const isExpired = (entry: Expiring, now: number): boolean =>
 
 /**
  * Transport state in two maps, records and lists. Expired entries are dropped when read and swept
- * lazily as the maps grow. Every method runs without awaiting in between, so each is atomic.
+ * lazily as they are written. Every method runs without awaiting in between, so each is atomic.
  */
 export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOptions): TransportStateStore {
   const records = new Map<string, StoredRecord>();
@@ -39,7 +40,9 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
 
   /** The entry of `key` unless it has expired, in which case it is dropped. */
   const live = <T extends Expiring>(map: Map<string, T>, key: string): T | undefined => {
-    const entry = map.get(key);
+    // Keys come in built from pieces (the transport's scope, a prefix, an id): a flat key hashes
+    // and compares at once.
+    const entry = map.get(flatString(key));
     if (entry === undefined || !isExpired(entry, clock.now())) return entry;
     map.delete(key);
     return undefined;
@@ -51,7 +54,7 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
   };
 
   const write = (key: string, value: string, version: number, expiresAt: number | null): number => {
-    records.set(key, { value, version, expiresAt });
+    records.set(flatString(key), { value: flatString(value), version, expiresAt });
     sweepRecords(clock.now());
     return version;
   };
@@ -86,13 +89,12 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
     append: async (key, value, options) => {
       const expiresAt = expiryOf(options);
       const list = live(lists, key);
-      if (list === undefined) {
-        lists.set(key, { entries: [value], expiresAt });
-        sweepLists(clock.now());
-        return;
+      if (list === undefined) lists.set(flatString(key), { entries: [flatString(value)], expiresAt });
+      else {
+        list.entries.push(flatString(value));
+        list.expiresAt = expiresAt;
       }
-      list.entries.push(value);
-      list.expiresAt = expiresAt;
+      sweepLists(clock.now());
     },
 
     readList: async (key) => [...(live(lists, key)?.entries ?? [])],
