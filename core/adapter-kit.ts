@@ -32,7 +32,13 @@ export { escapeMrkdwn, renderMrkdwn } from './markdown/render-mrkdwn.js';
 export { renderPlainText } from './markdown/render-plain.js';
 export { safeLinkUrl } from './markdown/safe-url.js';
 export { splitMrkdwn } from './markdown/split-mrkdwn.js';
-export type { Admission, AdmissionRequest, AdmissionStore, BucketRate } from './ports/admission-store.js';
+export type {
+  Admission,
+  AdmissionRequest,
+  AdmissionStore,
+  BucketRate,
+  IdempotencyClaim,
+} from './ports/admission-store.js';
 export { apiKeyBucketKey, organizationBucketKey } from './ports/admission-store.js';
 export type {
   CallbackAttempt,

@@ -11,6 +11,7 @@ import {
   type DueItem,
   type DueWorkChanges,
   type FailedCallback,
+  type IdempotencyClaim,
   type IdempotencyScope,
   type IdempotencyTiming,
   type InteractiveRequest,
@@ -881,6 +882,99 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(limited).toStrictEqual({ outcome: 'limited', by: 'key', principal });
         expect(await storage.admission.admit({ ...request, digest: unknownDigest() })).toStrictEqual({
           outcome: 'rejected',
+        });
+      });
+
+      /** The claim of a fresh idempotency key, as a send with an `Idempotency-Key` makes it. */
+      const claimOf = (fingerprint: string, sendId: string): IdempotencyClaim => ({
+        key: `${uid('idem')} "q" \\ é`,
+        fingerprint,
+        sendId,
+        timing: { now: t0, leaseMs: 30_000, ttlMs: 24 * hour },
+      });
+
+      it("acquires an admitted request's idempotency claim in the key's organization, as acquire does", async () => {
+        const { key, principal } = await validKey();
+        const claim = claimOf('fp1', 'notif_first');
+        const scope = { organizationId: principal.organization.id, key: claim.key };
+        expect(await storage.admission.admit({ ...admission(key.digest), idempotency: claim })).toEqual({
+          outcome: 'admitted',
+          principal,
+          idempotency: { outcome: 'acquired', sendId: 'notif_first' },
+        });
+        // The record is the idempotency store's own: running, under the claimed send id.
+        expect(await storage.idempotency.acquire(scope, 'fp1', 'notif_other', claim.timing)).toEqual({
+          outcome: 'busy',
+        });
+        expect(await storage.admission.admit({ ...admission(key.digest), idempotency: claim })).toEqual({
+          outcome: 'admitted',
+          principal,
+          idempotency: { outcome: 'busy' },
+        });
+        const mismatched = { ...claimOf('fp2', 'notif_second'), key: claim.key };
+        expect(await storage.admission.admit({ ...admission(key.digest), idempotency: mismatched })).toEqual({
+          outcome: 'admitted',
+          principal,
+          idempotency: { outcome: 'mismatch' },
+        });
+        const response = { status: 200, body: '{"status":"ok","notification_id":"notif_first"}' };
+        await storage.idempotency.complete(scope, response);
+        const repeat = { ...admission(key.digest), idempotency: { ...claim, sendId: 'notif_third' } };
+        expect(await storage.admission.admit(repeat)).toEqual({
+          outcome: 'admitted',
+          principal,
+          idempotency: { outcome: 'completed', response },
+        });
+        // Another organization's same key is another record.
+        const other = { organizationId: uid('org'), key: claim.key };
+        expect(await storage.idempotency.acquire(other, 'fp1', 'notif_4', claim.timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_4',
+        });
+      });
+
+      it('takes over a failed attempt in the admission, under the send id the attempt holds', async () => {
+        const { key, principal } = await validKey();
+        const claim = claimOf('fp1', 'notif_first');
+        const scope = { organizationId: principal.organization.id, key: claim.key };
+        await storage.idempotency.acquire(scope, 'fp1', 'notif_first', claim.timing);
+        await storage.idempotency.fail(scope);
+        const resumed = { ...admission(key.digest), idempotency: { ...claim, sendId: 'notif_retry' } };
+        expect(await storage.admission.admit(resumed)).toEqual({
+          outcome: 'admitted',
+          principal,
+          idempotency: { outcome: 'acquired', sendId: 'notif_first' },
+        });
+      });
+
+      it('acquires no idempotency claim for a request that is not admitted, and answers it alongside the recipients', async () => {
+        const { key, principal } = await validKey();
+        const claim = claimOf('fp1', 'notif_first');
+        const scope = { organizationId: principal.organization.id, key: claim.key };
+        const request = { ...admission(key.digest, { perKey: 1 }), idempotency: claim };
+        const recipientEmails = [principal.user.email];
+        expect(await storage.admission.admit({ ...request, recipientEmails })).toEqual({
+          outcome: 'admitted',
+          principal,
+          users: [principal.user],
+          idempotency: { outcome: 'acquired', sendId: 'notif_first' },
+        });
+        const second = { ...claimOf('fp1', 'notif_second'), key: uid('idem') };
+        expect(await storage.admission.admit({ ...request, idempotency: second })).toStrictEqual({
+          outcome: 'limited',
+          by: 'key',
+          principal,
+        });
+        expect(
+          await storage.admission.admit({ ...request, digest: unknownDigest(), idempotency: second }),
+        ).toStrictEqual({
+          outcome: 'rejected',
+        });
+        // Neither refusal left a record: the key is still free.
+        const free = { organizationId: scope.organizationId, key: second.key };
+        expect(await storage.idempotency.acquire(free, 'fp1', 'notif_mine', claim.timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_mine',
         });
       });
     });

@@ -24,9 +24,16 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        // The admission looks the recipients up in its own storage step; the body's errors are
-        // still answered after the admission's (docs/behaviour.md#order-of-checks).
-        const { principal, input, users } = await admitSend(
+        // The admission looks the recipients up and acquires a well-formed Idempotency-Key (unless a
+        // callback address is still to be checked) in its own storage step; the errors of the body,
+        // the callback address and the key are still answered after the admission's, in their order
+        // (docs/behaviour.md#order-of-checks).
+        const idempotencyKey = request.headers['idempotency-key'];
+        const wellFormedKey =
+          idempotencyKey !== undefined && idempotencyKeyPattern.test(idempotencyKey)
+            ? idempotencyKey
+            : undefined;
+        const { principal, input, users, claimed } = await admitSend(
           context,
           request.headers['x-api-key'],
           request.clientAddress,
@@ -35,17 +42,20 @@ export function apiRoutes(context: CoreContext): Route[] {
             if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
             return parsed.data;
           },
+          wellFormedKey,
         );
         const callbackUrl = input.response_request?.callback_url;
         if (callbackUrl !== undefined) await checkCallbackUrl(context, callbackUrl);
-        const idempotencyKey = request.headers['idempotency-key'];
-        if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+        if (idempotencyKey !== undefined && wellFormedKey === undefined) {
           throw new NotifyError(
             'invalid_request',
             'Idempotency-Key: must be 1 to 255 printable ASCII characters',
           );
         }
-        const response = await sendIdempotently(context, principal, input, idempotencyKey, users);
+        const response = await sendIdempotently(context, principal, input, wellFormedKey, {
+          found: users,
+          claimed,
+        });
         return {
           status: response.status,
           headers: {

@@ -1,4 +1,5 @@
 import type { Principal, User } from '../domain/directory.js';
+import type { IdempotencyAcquisition, IdempotencyTiming } from './idempotency-store.js';
 import type { BucketSpec } from './rate-limit-store.js';
 
 /** The rate of a bucket whose key the store derives from the principal it finds. */
@@ -30,6 +31,23 @@ export interface AdmissionRequest {
    * for any other outcome.
    */
   recipientEmails?: readonly string[];
+  /**
+   * An idempotency key to acquire, as `IdempotencyStore.acquire` acquires it in the scope of the
+   * key's organization, when the request is `admitted`: a send that carries an `Idempotency-Key`
+   * learns in the admission's step whether it runs, replays or is refused, sparing it a round trip.
+   * Not acted on for any other outcome.
+   */
+  idempotency?: IdempotencyClaim;
+}
+
+/** What {@link AdmissionRequest.idempotency} asks to acquire: the arguments of `IdempotencyStore.acquire`. */
+export interface IdempotencyClaim {
+  /** The `Idempotency-Key` as presented; its organization is the admitted key's. */
+  key: string;
+  fingerprint: string;
+  /** The id the caller proposes to send under. */
+  sendId: string;
+  timing: IdempotencyTiming;
 }
 
 /** What {@link AdmissionStore.admit} decided. */
@@ -43,9 +61,10 @@ export type Admission =
   /**
    * A valid key; one token was taken from the key's bucket and one from the organization's. `users`:
    * the users found for `recipientEmails` (as `findUsersByEmail` answers them), present exactly when
-   * the request gave them.
+   * the request gave them. `idempotency`: what acquiring the request's `idempotency` claim found,
+   * present exactly when the request gave one.
    */
-  | { outcome: 'admitted'; principal: Principal; users?: User[] };
+  | { outcome: 'admitted'; principal: Principal; users?: User[]; idempotency?: IdempotencyAcquisition };
 
 /**
  * The gate of every API request (docs/behaviour.md#rate-limits, docs/behaviour.md#api-keys): authentication and both rate limits in one
@@ -66,7 +85,8 @@ export interface AdmissionStore {
    * Atomicity and round trips are the adapter's: memory and Redis decide in one atomic step (Redis in
    * one round trip, the lookup of `recipientEmails` included); MongoDB composes its directory and
    * rate-limit operations (see its adapter). The lookup of the recipients need not be atomic with the
-   * decision: it reads, after it, what `findUsersByEmail` would.
+   * decision: it reads, after it, what `findUsersByEmail` would; the acquisition of `idempotency`
+   * need not be either: it is, after it, what `IdempotencyStore.acquire` would do.
    */
   admit: (request: AdmissionRequest) => Promise<Admission>;
 }

@@ -1,11 +1,16 @@
 import type { CoreContext } from '../context.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
-import { type AdmittedRequest, admitWithRecipients } from './authenticate.js';
+import { type AdmittedRequest, admitWithExtras } from './authenticate.js';
 import { recipientSpellings } from './resolve-recipients.js';
+import { idempotencyClaim, type SendPreparation } from './send-idempotently.js';
 
-/** An admitted send: its caller, its validated body, and the users its recipients matched when known. */
-export interface AdmittedSend extends AdmittedRequest {
+/**
+ * An admitted send: its caller, its validated body, the users its recipients matched when known,
+ * and the claim of its idempotency key made in the admission's step, if any.
+ */
+export interface AdmittedSend extends Omit<AdmittedRequest, 'idempotency'> {
   input: NotifyRequest;
+  claimed?: SendPreparation['claimed'];
 }
 
 /**
@@ -15,12 +20,17 @@ export interface AdmittedSend extends AdmittedRequest {
  * request is admitted, and a refused admission is answered whatever the body.
  *
  * @param readBody parses and validates the body; what it throws is thrown after the admission.
+ * @param idempotencyKey a well-formed `Idempotency-Key`: acquired in the admission's step too when the
+ *   body is valid and names no callback URL, whose check comes before idempotency and may still
+ *   refuse the send (a refusal must leave the key unused). Whoever gets `claimed` back must pass it
+ *   to `sendIdempotently`, which ends the acquisition.
  */
 export async function admitSend(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
   readBody: () => NotifyRequest,
+  idempotencyKey?: string,
 ): Promise<AdmittedSend> {
   let body: { input: NotifyRequest } | { error: unknown };
   try {
@@ -28,9 +38,19 @@ export async function admitSend(
   } catch (error) {
     body = { error };
   }
-  const recipientEmails =
-    'input' in body ? [...recipientSpellings(body.input.user_emails).keys()] : undefined;
-  const admitted = await admitWithRecipients(context, apiKey, clientAddress, recipientEmails);
-  if ('error' in body) throw body.error;
-  return { ...admitted, input: body.input };
+  if ('error' in body) {
+    await admitWithExtras(context, apiKey, clientAddress);
+    throw body.error;
+  }
+  const { input } = body;
+  const recipientEmails = [...recipientSpellings(input.user_emails).keys()];
+  const claim =
+    idempotencyKey === undefined || input.response_request?.callback_url !== undefined
+      ? undefined
+      : idempotencyClaim(context, input, idempotencyKey);
+  const { idempotency: acquisition, ...admitted } = await admitWithExtras(context, apiKey, clientAddress, {
+    recipientEmails,
+    idempotency: claim,
+  });
+  return { ...admitted, input, ...(claim === undefined ? {} : { claimed: { claim, acquisition } }) };
 }

@@ -1,6 +1,8 @@
 import type { CoreContext } from '../context.js';
 import type { Principal, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
+import type { AdmissionRequest } from '../ports/admission-store.js';
+import type { IdempotencyAcquisition } from '../ports/idempotency-store.js';
 import type { BucketSpec } from '../ports/rate-limit-store.js';
 import type { RateLimit } from '../rate-limit/settings.js';
 import { digestApiKey } from '../security/api-key-format.js';
@@ -49,7 +51,7 @@ export async function authenticate(
   throw short === null ? rejected(apiKey) : blocked();
 }
 
-/** An admitted request: its caller, and the users found for the addresses it named, if any. */
+/** An admitted request: its caller, the users found for the addresses it named, and its idempotency key's acquisition. */
 export interface AdmittedRequest {
   principal: Principal;
   /**
@@ -57,7 +59,15 @@ export interface AdmittedRequest {
    * (or the store did not look them up: then the caller looks them up itself).
    */
   users?: User[];
+  /**
+   * What acquiring the `idempotency` claim found; absent when none was given (or the store did not
+   * acquire it: then the caller acquires it itself).
+   */
+  idempotency?: IdempotencyAcquisition;
 }
+
+/** What an admission does in its storage step besides deciding, once the request is admitted. */
+export type AdmissionExtras = Pick<AdmissionRequest, 'recipientEmails' | 'idempotency'>;
 
 /**
  * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency): authenticates it as {@link authenticate} does, then
@@ -69,19 +79,19 @@ export async function admitRequest(
   apiKey: string | undefined,
   clientAddress: string,
 ): Promise<Principal> {
-  return (await admitWithRecipients(context, apiKey, clientAddress)).principal;
+  return (await admitWithExtras(context, apiKey, clientAddress)).principal;
 }
 
 /**
- * Admits an API request as {@link admitRequest} does and, once it is admitted, looks up the users of
- * its organization whose normalized addresses are `recipientEmails` in the same storage step (a
- * send's recipients: one round trip fewer than a lookup after the admission).
+ * Admits an API request as {@link admitRequest} does and, once it is admitted, does the `extras` in
+ * the same storage step: looks up the users of its organization whose normalized addresses are
+ * `recipientEmails`, and acquires its idempotency key (a send's: a round trip fewer for each).
  */
-export async function admitWithRecipients(
+export async function admitWithExtras(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
-  recipientEmails?: readonly string[],
+  extras: AdmissionExtras = {},
 ): Promise<AdmittedRequest> {
   const { perKey, perOrganization } = context.rateLimits;
   const admission = await context.storage.admission.admit({
@@ -89,7 +99,7 @@ export async function admitWithRecipients(
     failedAuth: failedAuthBucket(context, clientAddress),
     perKey: rate(perKey),
     perOrganization: rate(perOrganization),
-    ...(recipientEmails === undefined ? {} : { recipientEmails }),
+    ...extras,
   });
   switch (admission.outcome) {
     case 'blocked':
@@ -110,6 +120,7 @@ export async function admitWithRecipients(
       return {
         principal: admission.principal,
         ...(admission.users === undefined ? {} : { users: admission.users }),
+        ...(admission.idempotency === undefined ? {} : { idempotency: admission.idempotency }),
       };
   }
 }

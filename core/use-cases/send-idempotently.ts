@@ -1,7 +1,8 @@
 import type { CoreContext } from '../context.js';
 import type { Principal, User } from '../domain/directory.js';
 import { isNotifyError, NotifyError } from '../errors.js';
-import type { IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
+import type { IdempotencyClaim } from '../ports/admission-store.js';
+import type { IdempotencyAcquisition, IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { fingerprint } from '../security/fingerprint.js';
 import { matchRecipients, recipientSpellings, resolveRecipients } from './resolve-recipients.js';
@@ -19,20 +20,43 @@ export interface SendResponse extends StoredResponse {
 
 const answer = (status: number, body: unknown): StoredResponse => ({ status, body: JSON.stringify(body) });
 
+/** The claim of `key` for a send of `input`: what the admission acquires, or this use case itself. */
+export const idempotencyClaim = (
+  context: CoreContext,
+  input: NotifyRequest,
+  key: string,
+): IdempotencyClaim => ({
+  key,
+  fingerprint: fingerprint(input),
+  sendId: newSendId(context, input),
+  timing: { now: context.clock.now(), leaseMs, ttlMs },
+});
+
+/** What the caller learned of the send before it: the users of its recipients, its key's acquisition. */
+export interface SendPreparation {
+  /**
+   * The users matching the normalized addresses of `input.user_emails`, when the admission looked
+   * them up already (`admitSend`); looked up here otherwise.
+   */
+  found?: readonly User[];
+  /**
+   * The claim of the idempotency key made by the admission, and what acquiring it found; when the
+   * store did not acquire it, it is acquired here with the same claim.
+   */
+  claimed?: { claim: IdempotencyClaim; acquisition?: IdempotencyAcquisition };
+}
+
 /**
  * Sends once per idempotency key (docs/behaviour.md#idempotency): a repeat of a completed send replays its answer
  * byte for byte; a repeat while it runs is refused with 409; a repeat of a send that failed
  * resumes it, delivering only what was not delivered.
- *
- * @param found the users matching the normalized addresses of `input.user_emails`, when the
- *   admission looked them up already (`admitSend`); looked up here otherwise.
  */
 export async function sendIdempotently(
   context: CoreContext,
   principal: Principal,
   input: NotifyRequest,
   idempotencyKey: string | undefined,
-  found?: readonly User[],
+  { found, claimed }: SendPreparation = {},
 ): Promise<SendResponse> {
   // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
   // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
@@ -42,8 +66,8 @@ export async function sendIdempotently(
       ? resolveRecipients(context, principal.organization.id, input.user_emails)
       : Promise.resolve().then(() => matchRecipients(recipientSpellings(input.user_emails), found));
   recipients.catch(() => undefined);
-  const sendId = newSendId(context, input);
   if (idempotencyKey === undefined) {
+    const sendId = newSendId(context, input);
     const sent = await sendNotification(context, principal, input, await recipients, {
       sendId,
       resumed: false,
@@ -52,11 +76,10 @@ export async function sendIdempotently(
   }
   const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
   const store = context.storage.idempotency;
-  const acquired = await store.acquire(scope, fingerprint(input), sendId, {
-    now: context.clock.now(),
-    leaseMs,
-    ttlMs,
-  });
+  const claim = claimed?.claim ?? idempotencyClaim(context, input, idempotencyKey);
+  const { sendId } = claim;
+  const acquired =
+    claimed?.acquisition ?? (await store.acquire(scope, claim.fingerprint, sendId, claim.timing));
   switch (acquired.outcome) {
     case 'completed':
       return { ...acquired.response, replayed: true };
@@ -89,6 +112,15 @@ export async function sendIdempotently(
     }
     response = answer(422, { status: 'error', details: error.details });
   }
-  await store.complete(scope, response);
+  // Not awaited: the answer does not wait a round trip for its record, which a client reads only on a
+  // repeat. Issued before the answer goes out, it reaches the store ahead of any repeat the answer
+  // prompts. Should it be lost, the key stays running until its lease ends, and the next repeat
+  // resumes the send: it finds every copy delivered and answers what this answer says.
+  store.complete(scope, response).catch((error: unknown) => {
+    context.logger.warn('could not store the answer of an Idempotency-Key; a repeat resumes the send', {
+      organizationId: scope.organizationId,
+      error: String(error),
+    });
+  });
   return { ...response, replayed: false };
 }

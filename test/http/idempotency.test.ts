@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport } from '../../core/ports/chat-transport.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import {
   type Answer,
   expectError,
@@ -168,6 +170,18 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
     });
 
+    it('does not store a refused callback address (422): the key stays unused, for this body or another', async () => {
+      // The harness delivers no callbacks, so every callback_url is refused before idempotency.
+      await start();
+      const withCallback = interactiveBody({}, { callback_url: 'https://hooks.example.com/done' });
+      expectError(await send(host, withCallback, { idempotencyKey: 'k422-callback' }), 422);
+      expectError(await send(host, withCallback, { idempotencyKey: 'k422-callback' }), 422);
+      const ok = await send(host, plainBody(), { idempotencyKey: 'k422-callback' });
+      expectFresh(ok);
+      expectReplay(await send(host, plainBody(), { idempotencyKey: 'k422-callback' }), ok);
+      expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
+    });
+
     it('does not store a 401', async () => {
       await start();
       expectError(await send(host, plainBody(), { key: null, idempotencyKey: 'k401' }), 401);
@@ -280,6 +294,28 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
 
       expectReplay(await send(host, body, { idempotencyKey: 'partial' }), retried);
+      expect(await inbox(host, 'alice@acme.test')).toHaveLength(1);
+      expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
+    });
+
+    it('answers without waiting for its record; a lost record keeps the key busy for the lease, then a repeat resumes', async () => {
+      // The store stands for one whose write of the answer is lost (a connection dropped after the send).
+      const storage = memoryStorage();
+      const lost = {
+        ...storage,
+        idempotency: { ...storage.idempotency, complete: () => Promise.reject(new Error('connection lost')) },
+      };
+      const logger = capturingLogger();
+      await start({ storage: lost, logger });
+      const body = plainBody({ user_emails: ['alice@acme.test', 'bob@acme.test'] });
+      const first = expectFresh(await send(host, body, { idempotencyKey: 'lost-answer' }));
+      expect(logger.entries).toContainEqual(
+        expect.objectContaining({ level: 'warn', message: expect.stringContaining('Idempotency-Key') }),
+      );
+      expectError(await send(host, body, { idempotencyKey: 'lost-answer' }), 409);
+      host.clock.advance(60_001);
+      const resumed = expectFresh(await send(host, body, { idempotencyKey: 'lost-answer' }));
+      expect(resumed).toEqual(first);
       expect(await inbox(host, 'alice@acme.test')).toHaveLength(1);
       expect(await inbox(host, 'bob@acme.test')).toHaveLength(1);
     });

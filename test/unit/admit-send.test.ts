@@ -76,13 +76,9 @@ describe('admitSend', () => {
     const context = plainSendContext(storage);
     const admitted = await admitSend(context, testKeys.alice, '127.0.0.1', () => input);
     expect(admitted.users?.map((user) => user.email).sort()).toEqual(['bob@acme.test', 'dave@acme.test']);
-    const sent = await sendIdempotently(
-      context,
-      admitted.principal,
-      admitted.input,
-      undefined,
-      admitted.users,
-    );
+    const sent = await sendIdempotently(context, admitted.principal, admitted.input, undefined, {
+      found: admitted.users,
+    });
     expect(sent.status).toBe(200);
     expect(lookups.count).toBe(0);
   });
@@ -93,7 +89,7 @@ describe('admitSend', () => {
     const body = { ...input, user_emails: ['bob@acme.test', 'nobody@acme.test'] };
     const admitted = await admitSend(context, testKeys.alice, '127.0.0.1', () => body);
     await expect(
-      sendIdempotently(context, admitted.principal, body, undefined, admitted.users),
+      sendIdempotently(context, admitted.principal, body, undefined, { found: admitted.users }),
     ).rejects.toThrow('Unknown user emails: nobody@acme.test');
   });
 

@@ -53,13 +53,14 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
     requestVersion: async (sendId) => requests.versionOf(sendId),
   });
   const requests = memoryRequestStore({ dueWork, deliveries, clock });
+  const idempotency = memoryIdempotencyStore({ clock });
   return {
     directory,
     requests,
     deliveries,
-    idempotency: memoryIdempotencyStore({ clock }),
+    idempotency,
     rateLimits,
-    admission: memoryAdmissionStore({ directory, rateLimits }),
+    admission: memoryAdmissionStore({ directory, rateLimits, idempotency }),
     dueWork,
     transportState: memoryTransportStateStore({ clock }),
     failedCallbacks: memoryFailedCallbackStore(),

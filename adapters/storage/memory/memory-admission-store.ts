@@ -1,5 +1,5 @@
-import { type AdmissionStore, composedAdmission } from '../../../core/adapter-kit.js';
-import { admissionWithRecipients } from '../admission-with-recipients.js';
+import { type AdmissionStore, composedAdmission, type IdempotencyStore } from '../../../core/adapter-kit.js';
+import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 import type { MemoryDirectoryStore } from './memory-directory-store.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
@@ -7,17 +7,23 @@ import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 export interface MemoryAdmissionStoreOptions {
   directory: MemoryDirectoryStore;
   rateLimits: MemoryRateLimitStore;
+  /** Where an admitted request's idempotency claim is acquired. */
+  idempotency: IdempotencyStore;
 }
 
 /**
  * Admission over the memory directory and buckets, composed of their synchronous operations so that
  * nothing else runs between the lookup and the takes: one atomic step, as on Redis. The recipients
- * of an admitted request are read from the directory after it.
+ * of an admitted request are read from the directory, and its idempotency claim acquired, after it.
  */
-export function memoryAdmissionStore({ directory, rateLimits }: MemoryAdmissionStoreOptions): AdmissionStore {
+export function memoryAdmissionStore({
+  directory,
+  rateLimits,
+  idempotency,
+}: MemoryAdmissionStoreOptions): AdmissionStore {
   const decided = composedAdmission({
     findPrincipal: (digest) => directory.principalByDigest(digest),
     take: (buckets, count) => rateLimits.takeNow(buckets, count),
   });
-  return admissionWithRecipients(decided, directory);
+  return admissionWithFollowUps(decided, { directory, idempotency });
 }

@@ -47,13 +47,14 @@ export function mongoStorage(options: MongoStorageOptions): StoragePorts {
   const collections = openCollections(options);
   const directory = mongoDirectoryStore(collections);
   const rateLimits = mongoRateLimitStore(collections);
+  const idempotency = mongoIdempotencyStore(collections);
   return {
     directory,
     requests: mongoRequestStore(collections),
     deliveries: mongoDeliveryStore(collections),
-    idempotency: mongoIdempotencyStore(collections),
+    idempotency,
     rateLimits,
-    admission: mongoAdmissionStore({ directory, rateLimits }),
+    admission: mongoAdmissionStore({ directory, rateLimits, idempotency }),
     dueWork: mongoDueWorkStore(collections),
     transportState: mongoTransportStateStore(collections),
     failedCallbacks: mongoFailedCallbackStore(collections),

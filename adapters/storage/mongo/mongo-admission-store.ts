@@ -7,8 +7,8 @@
  * trips, the take-then-compensate of the rate-limit store, with its behaviour under concurrency).
  * A valid key never reads the failed-authentication bucket. A key revoked between the lookup and the take is admitted once, as
  * if the request had arrived just before the revocation; the next request sees it. An admitted
- * request that names recipients (`recipientEmails`) costs one more round trip, the directory's
- * `findUsersByEmail`.
+ * request that names recipients (`recipientEmails`) or carries an idempotency claim costs one more
+ * round trip: the directory's `findUsersByEmail` and the idempotency store's `acquire`, side by side.
  *
  * @module
  */
@@ -16,21 +16,27 @@ import {
   type AdmissionStore,
   composedAdmission,
   type DirectoryStore,
+  type IdempotencyStore,
   type RateLimitStore,
 } from '../../../core/adapter-kit.js';
-import { admissionWithRecipients } from '../admission-with-recipients.js';
+import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 
 /** Options of {@link mongoAdmissionStore}: the stores it composes. */
 export interface MongoAdmissionStoreOptions {
   directory: DirectoryStore;
   rateLimits: RateLimitStore;
+  idempotency: IdempotencyStore;
 }
 
 /** Admission on MongoDB; see the module comment for its round trips and atomicity. */
-export function mongoAdmissionStore({ directory, rateLimits }: MongoAdmissionStoreOptions): AdmissionStore {
+export function mongoAdmissionStore({
+  directory,
+  rateLimits,
+  idempotency,
+}: MongoAdmissionStoreOptions): AdmissionStore {
   const decided = composedAdmission({
     findPrincipal: (digest) => directory.findPrincipalByDigest(digest),
     take: (buckets, count) => rateLimits.take(buckets, count),
   });
-  return admissionWithRecipients(decided, directory);
+  return admissionWithFollowUps(decided, { directory, idempotency });
 }

@@ -6,6 +6,7 @@ import {
 } from '../../../core/adapter-kit.js';
 import { admitScript } from './lua/admission-lua.js';
 import { principalFrom, principalKeys, usersFrom } from './redis-directory-store.js';
+import { acquireArguments, acquisitionFrom } from './redis-idempotency-store.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
@@ -15,7 +16,8 @@ import { asArray, asString } from './replies.js';
  * next request of every instance), then both buckets of a valid key, all or nothing, or the
  * failed-authentication bucket of an invalid one, on the Redis server's clock, with the buckets and
  * arithmetic of the rate-limit store; then, when admitted, the recipients' lookup of the directory
- * store, on the same keys.
+ * store, on the same keys, and the acquisition of its idempotency claim as the idempotency store
+ * acquires it.
  */
 export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): AdmissionStore {
   // The script learns the ids from the key it finds, and appends them to these.
@@ -23,7 +25,14 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
   const organizationBucketBase = keys.rateLimit(organizationBucketKey(''));
 
   return {
-    async admit({ digest, failedAuth, perKey, perOrganization, recipientEmails }): Promise<Admission> {
+    async admit({
+      digest,
+      failedAuth,
+      perKey,
+      perOrganization,
+      recipientEmails,
+      idempotency,
+    }): Promise<Admission> {
       const [outcome, ...found] = asArray(
         await redis.evalScript(
           admitScript,
@@ -39,11 +48,20 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
             String(perOrganization.capacity),
             String(perOrganization.refillPerSecond),
             recipientEmails === undefined ? '' : '1',
+            ...(idempotency === undefined
+              ? ['', '', '', '', '', '', '', '']
+              : [
+                  '1',
+                  keys.idempotencyBase,
+                  JSON.stringify(idempotency.key),
+                  idempotency.fingerprint,
+                  ...acquireArguments(idempotency.sendId, idempotency.timing),
+                ]),
             ...(recipientEmails ?? []).map((email) => JSON.stringify(email)),
           ],
         ),
       );
-      // The principal's tuple has five entries; the users found follow it.
+      // The principal's tuple has five entries; when admitted, the acquisition and the users found follow it.
       const principal = found.slice(0, 5);
       switch (asString(outcome)) {
         case 'blocked':
@@ -54,7 +72,8 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
           return {
             outcome: 'admitted',
             principal: principalFrom(principal),
-            ...(recipientEmails === undefined ? {} : { users: usersFrom(found.slice(5)) }),
+            ...(recipientEmails === undefined ? {} : { users: usersFrom(found.slice(6)) }),
+            ...(idempotency === undefined ? {} : { idempotency: acquisitionFrom(found[5]) }),
           };
         case 'limited-key':
           return { outcome: 'limited', by: 'key', principal: principalFrom(principal) };

@@ -1,8 +1,36 @@
-import type { IdempotencyScope, IdempotencyStore } from '../../../core/adapter-kit.js';
+import type {
+  IdempotencyAcquisition,
+  IdempotencyScope,
+  IdempotencyStore,
+  IdempotencyTiming,
+} from '../../../core/adapter-kit.js';
 import { acquireScript, completeIdempotencyScript, failIdempotencyScript } from './lua/idempotency-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
+
+/** The acquisition that the Lua `acquire` answered. */
+export function acquisitionFrom(reply: unknown): IdempotencyAcquisition {
+  const [outcome, ...rest] = asArray(reply);
+  const name = asString(outcome);
+  switch (name) {
+    case 'acquired':
+      return { outcome: name, sendId: asString(rest[0]) };
+    case 'completed':
+      return { outcome: name, response: { status: Number(asString(rest[0])), body: asString(rest[1]) } };
+    case 'busy':
+    case 'mismatch':
+      return { outcome: name };
+    default:
+      throw new Error(`Unexpected idempotency outcome from Redis: ${name}`);
+  }
+}
+
+/** `acquire`'s ARGV after the fingerprint: the caller's now, lease end, ttl and proposed send id. */
+export function acquireArguments(sendId: string, { now, leaseMs, ttlMs }: IdempotencyTiming): string[] {
+  // PEXPIRE takes whole milliseconds; rounding up never forgets a record early.
+  return [String(now), String(now + leaseMs), String(Math.max(1, Math.ceil(ttlMs))), sendId];
+}
 
 /**
  * Idempotency records as hashes that Redis expires `ttlMs` after creation. Every transition is one
@@ -15,30 +43,13 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
   ];
 
   return {
-    async acquire(scope, fingerprint, sendId, { now, leaseMs, ttlMs }) {
-      // PEXPIRE takes whole milliseconds; rounding up never forgets a record early.
-      const ttl = String(Math.max(1, Math.ceil(ttlMs)));
-      const reply = asArray(
+    async acquire(scope, fingerprint, sendId, timing) {
+      return acquisitionFrom(
         await redis.evalScript(acquireScript, recordKey(scope), [
           fingerprint,
-          String(now),
-          String(now + leaseMs),
-          ttl,
-          sendId,
+          ...acquireArguments(sendId, timing),
         ]),
       );
-      const outcome = asString(reply[0]);
-      switch (outcome) {
-        case 'acquired':
-          return { outcome, sendId: asString(reply[1]) };
-        case 'completed':
-          return { outcome, response: { status: Number(asString(reply[1])), body: asString(reply[2]) } };
-        case 'busy':
-        case 'mismatch':
-          return { outcome };
-        default:
-          throw new Error(`Unexpected idempotency outcome from Redis: ${outcome}`);
-      }
     },
     async complete(scope, response) {
       await redis.evalScript(completeIdempotencyScript, recordKey(scope), [

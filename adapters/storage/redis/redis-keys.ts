@@ -53,8 +53,10 @@ export interface RedisKeys {
   deliveries(sendId: string): string;
   /** List of the fields of {@link RedisKeys.deliveries} in recording order. */
   deliveryOrder(sendId: string): string;
-  /** Hash of one idempotency record, expiring with it. */
+  /** Hash of one idempotency record, expiring with it: the base, then JSON `[organizationId, key]`. */
   idempotency(organizationId: string, key: string): string;
+  /** Base of {@link RedisKeys.idempotency}, for the admission script that builds it. */
+  idempotencyBase: string;
   /** Hash `{tokens, updatedAt}` of one token bucket, expiring once it would be full again. */
   rateLimit(key: string): string;
   /** Hash `{value, version}` of one transport-state record, expiring with it. */
@@ -96,6 +98,7 @@ export function redisKeys(prefix: string): RedisKeys {
     deliveries: (sendId) => `${base('deliveries')}${sendId}`,
     deliveryOrder: (sendId) => `${base('delivery-order')}${sendId}`,
     idempotency: (organizationId, key) => `${base('idempotency')}${JSON.stringify([organizationId, key])}`,
+    idempotencyBase: base('idempotency'),
     rateLimit: (key) => `${base('rate-limit')}${key}`,
     transportRecord: (key) => `${base('transport-record')}${key}`,
     transportList: (key) => `${base('transport-list')}${key}`,
