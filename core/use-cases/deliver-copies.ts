@@ -54,28 +54,18 @@ export async function deliverCopies(
   const reached = await Promise.all(
     recipients.map(async (recipient) => {
       // A platform that already has this recipient's copy (an earlier attempt) reaches them.
-      const pending = context.transports.filter(
-        (transport) => !delivered.has(copyKey(recipient.key, transport.platform)),
-      );
-      const targets = await Promise.allSettled(
-        pending.map(async (transport) => ({
-          transport,
-          address: await transport.address(recipient.user, organization),
-        })),
-      );
-      const unreachable = targets.every(
-        (target) => target.status === 'fulfilled' && target.value.address === null,
-      );
-      if (unreachable && pending.length === context.transports.length) {
-        context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
-        return false;
-      }
+      const pending =
+        delivered.size === 0
+          ? context.transports
+          : context.transports.filter(
+              (transport) => !delivered.has(copyKey(recipient.key, transport.platform)),
+            );
+      // Each platform delivers as soon as it knows the recipient's address there; one that could
+      // not tell whether it reaches the recipient failed like a delivery.
       const results = await Promise.allSettled(
-        targets.map(async (target) => {
-          // A platform that could not tell whether it reaches the recipient failed like a delivery.
-          if (target.status === 'rejected') throw target.reason;
-          const { transport, address } = target.value;
-          if (address === null) return;
+        pending.map(async (transport): Promise<'delivered' | 'unreachable'> => {
+          const address = await transport.address(recipient.user, organization);
+          if (address === null) return 'unreachable';
           const message = viewFor(recipient.key);
           const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
           const version = await deliveries.addDelivery(
@@ -89,8 +79,16 @@ export async function deliverCopies(
             writeOptions,
           );
           requestVersions.push(version);
+          return 'delivered';
         }),
       );
+      const unreachable = results.every(
+        (result) => result.status === 'fulfilled' && result.value === 'unreachable',
+      );
+      if (unreachable && pending.length === context.transports.length) {
+        context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
+        return false;
+      }
       for (const result of results) {
         // The store, not the platform, failed: the caller should retry later (503), not see a 500.
         if (result.status === 'rejected' && isNotifyError(result.reason, 'unavailable')) throw result.reason;
