@@ -533,7 +533,8 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
         ].sort(),
       );
       const recordTtl = await shared!.pTTL(`${keyPrefix}transport-record:inbox:msg:1`);
-      expect(recordTtl).toBeGreaterThan(59_000);
+      // Set from the 60 s asked for, whatever time a loaded machine took since (not the list's 30 s).
+      expect(recordTtl).toBeGreaterThan(45_000);
       expect(recordTtl).toBeLessThanOrEqual(60_000);
       expect(await shared!.pTTL(`${keyPrefix}transport-list:inbox:recipient:a`)).toBeLessThanOrEqual(30_000);
       expect(await shared!.pTTL(`${keyPrefix}transport-record:slack:user`)).toBe(-1);
