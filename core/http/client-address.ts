@@ -39,9 +39,22 @@ function parseAddress(text: string): Address | null {
 const spell = (address: Address): string =>
   address instanceof ipaddr.IPv6 ? address.toRFC5952String() : address.toString();
 
+/**
+ * Spellings of the socket addresses seen lately. A service hears the same few peers (its proxies,
+ * its callers) over and over, and parsing an address cost more than routing a request. Bounded, so
+ * that a flood of distinct peers cannot grow it: it starts over when full.
+ */
+const normalized = new Map<string, string>();
+const maxNormalized = 4096;
+
 const normalize = (text: string): string => {
+  const known = normalized.get(text);
+  if (known !== undefined) return known;
   const address = parseAddress(text);
-  return address === null ? text : spell(address);
+  const spelling = address === null ? text : spell(address);
+  if (normalized.size >= maxNormalized) normalized.clear();
+  normalized.set(text, spelling);
+  return spelling;
 };
 
 const invalid = (entry: unknown): RangeError =>

@@ -8,6 +8,8 @@ import { splitTarget } from './request-target.js';
 import { createRouter } from './router.js';
 import type { HttpRequest, HttpResponse, Route } from './types.js';
 
+const noBody = new Uint8Array();
+
 /** A request as a host hands it over: its framework's raw parts, with the body still unread. */
 export interface IncomingHttpRequest {
   method: string;
@@ -70,7 +72,11 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
         path: target.path,
         query: target.query,
         headers,
-        body: await readBody(incoming.body, headers['content-length']),
+        // No route reads the body of a GET or HEAD: left unread, it costs nothing (Node discards it).
+        body:
+          method === 'GET' || method === 'HEAD'
+            ? noBody
+            : await readBody(incoming.body, headers['content-length']),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
       return await match.route.handle(request, match.params);

@@ -18,19 +18,20 @@ const singleValued: Readonly<Record<string, string>> = {
  * @throws NotifyError `invalid_request` when a single-valued header is repeated.
  */
 export function flattenHeaders(headers: IncomingHeaders): Record<string, string | undefined> {
-  const values = new Map<string, string[]>();
-  for (const [name, value] of Object.entries(headers)) {
+  const flat: Record<string, string | undefined> = {};
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    values.set(lower, [...(values.get(lower) ?? []), ...(typeof value === 'string' ? [value] : value)]);
-  }
-  const flat: Record<string, string | undefined> = {};
-  for (const [name, list] of values) {
-    const spelling = singleValued[name];
-    if (spelling !== undefined && list.length > 1) {
-      throw new NotifyError('invalid_request', `${spelling}: must be sent once, not ${list.length} times`);
+    const values = typeof value === 'string' ? [value] : value;
+    // Node's names are lower case already; another caller's may meet under one name only here.
+    const known = flat[lower];
+    const all = known === undefined ? values : [known, ...values];
+    const spelling = singleValued[lower];
+    if (spelling !== undefined && all.length > 1) {
+      throw new NotifyError('invalid_request', `${spelling}: must be sent once, not ${all.length} times`);
     }
-    flat[name] = list.join(', ');
+    flat[lower] = all.length === 1 ? all[0] : all.join(', ');
   }
   return flat;
 }

@@ -10,6 +10,7 @@ interface CompiledRoute {
 }
 
 function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -20,7 +21,8 @@ function decodeSegment(segment: string): string {
 function matchSegments(pattern: readonly string[], actual: readonly string[]): Record<string, string> | null {
   if (pattern.length !== actual.length) return null;
   const params: Record<string, string> = {};
-  for (const [index, segment] of pattern.entries()) {
+  for (let index = 0; index < pattern.length; index += 1) {
+    const segment = pattern[index] ?? '';
     const value = actual[index] ?? '';
     if (segment.startsWith(':')) {
       const decoded = decodeSegment(value);
@@ -44,16 +46,17 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: split(route.path) }));
   return (method, path) => {
     const segments = split(path);
-    const matching = compiled.flatMap((entry) => {
-      const params = matchSegments(entry.segments, segments);
-      return params ? [{ route: entry.route, params }] : [];
-    });
-    if (matching.length === 0) return null;
-    const hit = matching.find((entry) => entry.route.method === method);
-    if (hit) return hit;
-    const allowed = [...new Set(matching.map((entry) => entry.route.method))].join(', ');
+    const allowed = new Set<string>();
+    for (const { route, segments: pattern } of compiled) {
+      const params = matchSegments(pattern, segments);
+      if (params === null) continue;
+      if (route.method === method) return { route, params };
+      allowed.add(route.method);
+    }
+    if (allowed.size === 0) return null;
+    const allow = [...allowed].join(', ');
     return {
-      refusal: errorResponse(405, `Method ${method} is not allowed here; use ${allowed}`, { allow: allowed }),
+      refusal: errorResponse(405, `Method ${method} is not allowed here; use ${allow}`, { allow }),
     };
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from './random-id.js';
 
 /** The recognizable start of every key, so that secret scanners can find leaked ones. */
@@ -10,8 +10,7 @@ export const visiblePrefixLength = 12;
 export const generateApiKey = (): string => `${apiKeyPrefix}${randomBase62(40)}`;
 
 /** Lowercase hex SHA-256: the only form in which keys are stored. */
-export const digestApiKey = (plaintext: string): string =>
-  createHash('sha256').update(plaintext, 'utf8').digest('hex');
+export const digestApiKey = (plaintext: string): string => hash('sha256', plaintext, 'hex');
 
 /** The part of a key shown in listings. */
 export const visiblePrefix = (plaintext: string): string => plaintext.slice(0, visiblePrefixLength);

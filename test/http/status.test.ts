@@ -11,6 +11,7 @@ import {
   send,
 } from './client.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
+import { rawRequest } from './raw-request.js';
 
 describe.each(hostKinds)('GET /api/notify/status/{request_id} (%s)', (kind) => {
   let host: TestHost;
@@ -32,6 +33,22 @@ describe.each(hostKinds)('GET /api/notify/status/{request_id} (%s)', (kind) => {
       external_reference_id: 'ref-1',
       responses: [{ user_email: 'bob@acme.test', option_value: null, timestamp: null, expired: false }],
     });
+  });
+
+  it('leaves a body sent with the GET unread, even one over the 64 KiB limit, and answers the status', async () => {
+    const id = await createRequest(host, interactiveBody());
+    const answer = await rawRequest(host.origin, {
+      path: `${new URL(host.baseUrl).pathname.replace(/\/$/, '')}/api/notify/status/${id}`,
+      headers: {
+        'x-api-key': host.keys.alice,
+        'content-type': 'text/plain',
+        'content-length': String(100 * 1024),
+      },
+      body: 'x'.repeat(100 * 1024),
+    });
+    expect(answer.status).toBe(200);
+    // The connection stays usable: the next request on the same host is answered.
+    expect(expectOk(await readStatus(host, id))).toMatchObject({ status: 'pending' });
   });
 
   it('lets any key of the same organization read the request', async () => {
