@@ -72,10 +72,13 @@ export class LineIndex {
   /** While pairing backtick runs: the latest run of each length. */
   private readonly latestRuns = new Map<number, number>();
 
-  /** An index for lines of at most `capacity` characters. */
+  /**
+   * An index for lines of at most `capacity` characters.
+   * @param counter where steps are counted; a shared index is handed each parse's own counter.
+   */
   constructor(
     capacity: number,
-    readonly counter: StepCounter,
+    public counter: StepCounter,
   ) {
     const table = () => new Int32Array(capacity + 1);
     this.runLengths = table();

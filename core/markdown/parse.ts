@@ -9,6 +9,21 @@ const LIST_MARKER = '- ';
 const ANY_SPACE = /\s/;
 
 /**
+ * Messages whose lines are at most this long share one {@link LineIndex}: allocating its tables for
+ * every message cost more than parsing a short one. Parsing is synchronous, so no two parses ever
+ * use it at once; a longer line gets tables of its own, which are not kept.
+ */
+const SHARED_CAPACITY = 2048;
+let sharedIndex: LineIndex | undefined;
+
+function lineIndexFor(longest: number, counter: StepCounter): LineIndex {
+  if (longest > SHARED_CAPACITY) return new LineIndex(longest, counter);
+  sharedIndex ??= new LineIndex(SHARED_CAPACITY, counter);
+  sharedIndex.counter = counter;
+  return sharedIndex;
+}
+
+/**
  * Parses the message markdown of docs/http-api.md#message-formatting into a {@link MarkdownDocument}.
  *
  * Total: every string yields a document and nothing throws. Markup that does not match (a lone `*`,
@@ -38,7 +53,7 @@ function parseDocument(source: string, counter: StepCounter): MarkdownDocument {
   counter.steps += source.length;
   let longest = 0;
   for (const line of lines) longest = Math.max(longest, line.length);
-  const lineIndex = new LineIndex(longest, counter);
+  const lineIndex = lineIndexFor(longest, counter);
   const blocks: Block[] = [];
   let paragraph: string[] = [];
   const endParagraph = (): void => {

@@ -1,6 +1,15 @@
+/** The minute last formatted and its text: timeouts falling due together share their minute. */
+let lastMinute = Number.NaN;
+let lastText = '';
+
 /** `2026-11-22 05:00 UTC`: unambiguous for readers in every time zone. */
 export function formatUtc(epochMs: number): string {
-  return `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const minute = Math.floor(epochMs / 60_000);
+  if (minute !== lastMinute) {
+    lastText = `${new Date(epochMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    lastMinute = minute;
+  }
+  return lastText;
 }
 
 const plural = (count: number, unit: string) => `${count} ${unit}${count === 1 ? '' : 's'}`;

@@ -1,16 +1,32 @@
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { MessageView } from '../domain/message-view.js';
+import type { MarkdownDocument } from '../markdown/ast.js';
 import { parseMarkdown } from '../markdown/parse.js';
 import { formatDuration, formatUtc } from './format-time.js';
 
+/**
+ * The document of `text`, parsed on first use and then kept: a transport that shows the text as it
+ * is (the inbox) never pays for parsing it.
+ */
+function lazyDocument(text: string): () => MarkdownDocument {
+  let document: MarkdownDocument | undefined;
+  return () => {
+    document ??= parseMarkdown(text);
+    return document;
+  };
+}
+
 /** The view of a fire-and-forget message. */
 export function plainView(notificationId: string, text: string): MessageView {
+  const parsed = lazyDocument(text);
   return {
     kind: 'plain',
     sendId: notificationId,
     version: 0,
     text,
-    document: parseMarkdown(text),
+    get document() {
+      return parsed();
+    },
     buttons: [],
     buttonsEnabled: false,
     selected: null,
@@ -21,15 +37,41 @@ export function plainView(notificationId: string, text: string): MessageView {
 }
 
 /**
- * The views of every recipient of one version of an interactive request (docs/behaviour.md#what-recipients-see). The message is
- * parsed once here, not once per recipient: a send to 50 people renders one document.
+ * The views of every recipient of one version of an interactive request (docs/behaviour.md#what-recipients-see).
+ * What all recipients share is worked out once here, not once per recipient: the message is parsed
+ * only if a transport reads `document` (the inbox never does), at most once for a send to 50
+ * people, and each view formats only the footer of its own state.
  */
 export function requestViews(request: InteractiveRequest): (recipientKey: string) => MessageView {
-  const document = parseMarkdown(request.message);
+  const parsed = lazyDocument(request.message);
   const buttons = request.options.map(({ text, value }) => ({ text, value }));
   const sender = `Sent by ${request.sender.name}`;
-  const until = formatUtc(request.expiresAt);
   const finished = request.status === 'finished';
+  let until: string | undefined;
+  const untilText = (): string => {
+    until ??= formatUtc(request.expiresAt);
+    return until;
+  };
+  let openFooter: string | undefined;
+  let expiredFooter: string | undefined;
+  const footer = (state: MessageView['state'], selectedText: string | null): string => {
+    switch (state) {
+      case 'plain':
+        return sender;
+      case 'open':
+        openFooter ??= `Please answer within ${formatDuration(request.expiresAt - request.createdAt)} (until ${untilText()}) · ${sender}`;
+        return openFooter;
+      case 'answered':
+        return `You answered “${selectedText}” · ${sender}`;
+      case 'changeable':
+        return `Your answer: “${selectedText}”. You can change it until ${untilText()} · ${sender}`;
+      case 'expired':
+        expiredFooter ??= `This request expired at ${formatUtc(request.finishedAt ?? request.expiresAt)} without your answer · ${sender}`;
+        return expiredFooter;
+      case 'closed':
+        return `Closed. Your answer: “${selectedText}” · ${sender}`;
+    }
+  };
   return (recipientKey) => {
     const recipient = request.recipients.find((r) => r.key === recipientKey);
     const selected = recipient?.value ?? null;
@@ -44,26 +86,20 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
           : request.mode === 'onUserAction'
             ? 'answered'
             : 'changeable';
-    const footers: Record<MessageView['state'], string> = {
-      plain: sender,
-      open: `Please answer within ${formatDuration(request.expiresAt - request.createdAt)} (until ${until}) · ${sender}`,
-      answered: `You answered “${selectedText}” · ${sender}`,
-      changeable: `Your answer: “${selectedText}”. You can change it until ${until} · ${sender}`,
-      expired: `This request expired at ${formatUtc(request.finishedAt ?? request.expiresAt)} without your answer · ${sender}`,
-      closed: `Closed. Your answer: “${selectedText}” · ${sender}`,
-    };
     return {
       kind: 'interactive',
       sendId: request.id,
       version: request.version,
       text: request.message,
-      document,
+      get document() {
+        return parsed();
+      },
       buttons,
       buttonsEnabled: state === 'open' || state === 'changeable',
       selected,
       selectedText,
       state,
-      footer: footers[state],
+      footer: footer(state, selectedText),
     };
   };
 }
