@@ -2,17 +2,13 @@ import {
   asyncScheduler,
   concatMap,
   defer,
-  EMPTY,
   finalize,
   firstValueFrom,
   type GroupedObservable,
   groupBy,
-  map,
-  merge,
   mergeMap,
   type SchedulerLike,
   Subject,
-  switchMap,
   timer,
 } from 'rxjs';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
@@ -43,10 +39,8 @@ export interface RequestMachineOptions {
    * write; absent, finished requests are kept until deleted.
    */
   retentionMs?: number;
-  /** Drives the idle expiry of per-request queues; a virtual-time scheduler in tests. */
+  /** Drives the pause after a lost write; a virtual-time scheduler in tests. */
   scheduler?: SchedulerLike;
-  /** How long a request's queue lives without events. */
-  idleMs?: number;
   /** Attempts of the read-transition-write cycle when other writers keep winning. */
   maxAttempts?: number;
 }
@@ -74,24 +68,20 @@ const shuttingDown = () =>
 /**
  * The RxJS pipeline of the architecture: events are grouped by request and applied in order
  * within a group, through the pure {@link transition} and a compare-and-set write, so that
- * concurrent clicks and timeouts on several instances cannot both win.
+ * concurrent clicks and timeouts on several instances cannot both win. A group lives only while its
+ * request has events dispatched and not settled: it closes as soon as they are, so a request
+ * waiting for its next click costs nothing here (100,000 timeouts falling due at once leave no
+ * group, timer or subscription behind), and a later event opens a new group.
  */
 export function createRequestMachine(options: RequestMachineOptions): RequestMachine {
-  const {
-    requests,
-    runCommands,
-    retentionMs,
-    scheduler = asyncScheduler,
-    idleMs = 30_000,
-    maxAttempts = 100,
-  } = options;
+  const { requests, runCommands, retentionMs, scheduler = asyncScheduler, maxAttempts = 100 } = options;
   const finishing = retentionMs === undefined ? undefined : { ttlMs: retentionMs };
   const events$ = new Subject<Envelope>();
-  /** Events dispatched and not yet settled, per request: a queue closes only once it is empty. */
+  /** Events dispatched and not yet settled, per request: a group closes only once it is empty. */
   const pending = new Map<string, number>();
   /**
-   * One "queue drained" signal per live queue, so that settling an event wakes only its own
-   * queue's idle timer: the cost of a dispatch must not grow with the number of live requests.
+   * One "group drained" signal per live group, so that settling an event closes only its own
+   * group: the cost of a dispatch must not grow with the number of live requests.
    */
   const drained = new Map<string, Subject<void>>();
   /** Dispatched and not started: what `close` rejects. */
@@ -145,12 +135,11 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     return work.finally(() => running.delete(work));
   };
 
-  /** Ends a request's queue after `idleMs` with nothing queued; a new event in the meantime keeps it. */
-  const idle = (group: GroupedObservable<string, Envelope>) => {
+  /** Closes a request's group once every event dispatched to it has settled. */
+  const untilDrained = (group: GroupedObservable<string, Envelope>) => {
     const drained$ = new Subject<void>();
     drained.set(group.key, drained$);
-    return merge(group.pipe(map(() => false)), drained$.pipe(map(() => true))).pipe(
-      switchMap((isDrained) => (isDrained ? timer(idleMs, scheduler) : EMPTY)),
+    return drained$.pipe(
       finalize(() => {
         if (drained.get(group.key) === drained$) drained.delete(group.key);
       }),
@@ -159,7 +148,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
 
   const subscription = events$
     .pipe(
-      groupBy((envelope) => envelope.event.requestId, { duration: idle }),
+      groupBy((envelope) => envelope.event.requestId, { duration: untilDrained }),
       mergeMap((group) =>
         group.pipe(
           concatMap((envelope) =>

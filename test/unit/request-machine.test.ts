@@ -155,7 +155,7 @@ describe('request machine', () => {
     });
   });
 
-  it('keeps dispatch order within a request even when its queue outlives the idle window', async () => {
+  it('keeps dispatch order within a request across a long pause while an event is still being applied', async () => {
     const vt = virtualTime(t0);
     const storage = memoryStorage({ clock: vt.clock });
     const r = request({ mode: 'onUserAction' });
@@ -166,7 +166,6 @@ describe('request machine', () => {
       createRequestMachine({
         requests: storage.requests,
         scheduler: vt.scheduler,
-        idleMs: 1_000,
         async runCommands() {
           calls += 1;
           // The first write's commands are slow (a chat platform taking its time).
@@ -178,7 +177,7 @@ describe('request machine', () => {
     const first = machine.dispatch(click(r.id, key(1), 'yes', t0 + 1));
     await vt.settle();
     const second = machine.dispatch(click(r.id, key(2), 'no', t0 + 2)); // queued behind the first
-    await vt.advanceBy(5_000); // no new event for longer than idleMs
+    await vt.advanceBy(5_000); // virtual time passes with the first event still running
     const third = machine.dispatch(click(r.id, key(2), 'maybe', t0 + 3)); // same recipient, dispatched later
     await vt.settle();
     gate.resolve();
@@ -187,6 +186,31 @@ describe('request machine', () => {
     expect(outcomes.map((o) => o.outcome)).toEqual(['accepted', 'accepted', 'final']);
     const stored = await storage.requests.getRequest(r.id);
     expect(stored?.recipients[1]?.value).toBe('no');
+  });
+
+  it('keeps nothing for a request once its events are applied: no timer is left scheduled', async () => {
+    const vt = virtualTime(t0);
+    const storage = memoryStorage({ clock: vt.clock });
+    const requests = Array.from({ length: 50 }, (_, n) => request({ id: id(n + 1) }));
+    for (const r of requests)
+      await storage.requests.createRequest(r, { enqueue: [timeoutItem(r)], cancel: [] });
+    const machine = track(
+      createRequestMachine({
+        requests: storage.requests,
+        scheduler: vt.scheduler,
+        runCommands: async () => {},
+      }),
+    );
+
+    const outcomes = await Promise.all(
+      requests.map((r) => machine.dispatch({ type: 'timeout', requestId: r.id, at: t0 + 1 })),
+    );
+    expect(outcomes.every((o) => o.outcome === 'expired')).toBe(true);
+    // A queue that waited for more events would hold a timer (and its subscriptions) per request.
+    expect(vt.scheduler.actions).toEqual([]);
+    // A later event of the same request starts a queue again and is applied.
+    const again = await machine.dispatch({ type: 'timeout', requestId: requests[0]!.id, at: t0 + 2 });
+    expect(again.outcome).toBe('finished');
   });
 
   it('lets two requests proceed independently: one slow request does not hold up another', async () => {
