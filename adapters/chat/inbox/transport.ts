@@ -72,13 +72,12 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
       const { message: view } = delivery;
       const found =
         messageId !== undefined &&
-        (await messages().update(messageId, view.version, (current) => ({
-          ...current,
-          buttons: view.buttons.map(({ text, value }) => ({ text, value })),
+        (await messages().update(messageId, view.version, {
+          buttons: view.buttons,
           buttonsEnabled: view.buttonsEnabled,
           footer: view.footer,
           selected: view.selected,
-        })));
+        }));
       if (!found) {
         throw new NotifyError(
           'not_found',

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { InboxMessage } from '../../adapters/chat/inbox/inbox-message.js';
+import { inboxMessages } from '../../adapters/chat/inbox/messages.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { manualClock } from '../support/manual-clock.js';
+
+const interactive: InboxMessage = {
+  id: 'msg_AAAAAAAAAAAAAAAAAAAAAAAA',
+  recipient: 'bob@acme.test',
+  organizationId: 'acme',
+  kind: 'interactive',
+  requestId: 'req_AAAAAAAAAAAAAAAAAAAAAAAA',
+  text: 'Deploy *v2*?',
+  buttons: [
+    { text: 'Yes', value: 'yes' },
+    { text: 'No', value: 'no' },
+  ],
+  buttonsEnabled: true,
+  footer: 'Please answer within 30 minutes · Sent by Alice',
+  selected: null,
+  deliveredAt: 1_000,
+};
+
+const answered = {
+  buttons: interactive.buttons,
+  buttonsEnabled: false,
+  footer: 'You answered “Yes” · Sent by Alice',
+  selected: 'yes',
+};
+
+const setup = () => {
+  const clock = manualClock();
+  const state = memoryStorage({ clock }).transportState;
+  return { state, messages: inboxMessages({ state, clock }) };
+};
+
+describe('inbox message records', () => {
+  it('reads back every field of a message as it was delivered, plain and interactive', async () => {
+    const { messages } = setup();
+    const plain: InboxMessage = {
+      ...interactive,
+      id: 'msg_BBBBBBBBBBBBBBBBBBBBBBBB',
+      kind: 'plain',
+      requestId: null,
+      buttons: [],
+      buttonsEnabled: false,
+      footer: null,
+    };
+    await messages.add(interactive, 0);
+    await messages.add(plain, 0);
+    expect(await messages.get(interactive.id)).toEqual(interactive);
+    expect(await messages.list('bob@acme.test')).toEqual([interactive, plain]);
+  });
+
+  it('applies an update to what the view changes and keeps the rest, and ignores an older view', async () => {
+    const { messages } = setup();
+    await messages.add(interactive, 0);
+    expect(await messages.update(interactive.id, 2, answered)).toBe(true);
+    expect(await messages.update(interactive.id, 1, { ...answered, footer: 'older' })).toBe(true);
+    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
+  });
+
+  it('reads and updates a record in the object form of earlier releases, keeping that form', async () => {
+    const { state, messages } = setup();
+    const legacy = JSON.stringify({ version: 1, message: interactive });
+    await state.set(`msg:${interactive.id}`, legacy);
+    await state.append('recipient:bob@acme.test', interactive.id);
+    expect(await messages.list('bob@acme.test')).toEqual([interactive]);
+
+    expect(await messages.update(interactive.id, 0, answered)).toBe(true);
+    expect((await state.get(`msg:${interactive.id}`))?.value).toBe(legacy);
+    expect(await messages.update(interactive.id, 2, answered)).toBe(true);
+    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
+    expect(JSON.parse((await state.get(`msg:${interactive.id}`))?.value ?? 'null')).toEqual({
+      version: 2,
+      message: { ...interactive, ...answered },
+    });
+  });
+
+  it('answers false for an update of a message that does not exist', async () => {
+    const { messages } = setup();
+    expect(await messages.update('msg_missing', 1, answered)).toBe(false);
+  });
+});
