@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { requestIdOfBlock, slackMessage } from '../../adapters/chat/slack/blocks.js';
-import { plainView, requestView } from '../../core/request/message-view.js';
+import { plainView, requestView, requestViews } from '../../core/request/message-view.js';
 import {
   sampleCreatedAt,
   sampleRecipient,
@@ -79,6 +79,23 @@ describe('slackMessage', () => {
       elements: [{ value: 'approve' }, { value: 'reject', style: 'primary' }],
     });
     expect(actions && 'elements' in actions && actions.elements[0]).not.toHaveProperty('style');
+  });
+
+  it('renders every view of one request version, sharing its parsed text, as if each were alone', () => {
+    const carol = 'carol@acme.test';
+    const both = request({
+      recipients: [recipient('approve'), { ...recipient(null), email: carol, key: carol }],
+    });
+    const views = requestViews(both);
+    const shared = [slackMessage(views(bob)), slackMessage(views(carol))];
+    // Each message is drawn as it would be from a view parsed on its own.
+    expect(shared).toEqual([slackMessage(requestView(both, bob)), slackMessage(requestView(both, carol))]);
+    expect(shared[0]?.blocks.map((block) => block.type)).toEqual(['section', 'context']);
+    expect(shared[1]?.blocks.map((block) => block.type)).toEqual(['section', 'actions', 'context']);
+    // A caller changing one message changes no other.
+    const [first] = shared[0]?.blocks ?? [];
+    if (first?.type === 'section' && first.text) first.text.text = 'changed';
+    expect(slackMessage(views(carol)).blocks[0]).toEqual(slackMessage(requestView(both, carol)).blocks[0]);
   });
 
   it('renders a plain message as sections only', () => {

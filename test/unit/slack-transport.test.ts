@@ -6,9 +6,9 @@ import {
 } from '../../adapters/chat/slack/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
-import type { LogFields, Logger } from '../../core/ports/logger.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { requestView } from '../../core/request/message-view.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
 import { testSigningSecret } from '../support/slack-signing.js';
@@ -26,23 +26,12 @@ const team = 'T0ACME';
 const bob = 'bob@acme.test';
 const carol = 'carol@acme.test';
 
-/** A logger that keeps its lines, to check what operators are told. */
-function recordingLogger(): Logger & { lines: { level: string; message: string; fields?: LogFields }[] } {
-  const lines: { level: string; message: string; fields?: LogFields }[] = [];
-  const log =
-    (level: string) =>
-    (message: string, fields?: LogFields): void => {
-      lines.push({ level, message, ...(fields ? { fields } : {}) });
-    };
-  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-}
-
 interface World {
   slack: FakeSlack;
   transport: SlackTransport;
   notifier: Notifier;
   storage: StoragePorts;
-  logger: ReturnType<typeof recordingLogger>;
+  logger: ReturnType<typeof capturingLogger>;
   send(body: unknown, idempotencyKey?: string): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
@@ -60,7 +49,7 @@ describe('Slack transport against a fake Slack Web API', () => {
   async function start(options: Partial<SlackTransportOptions> = {}): Promise<World> {
     const slack = await startFakeSlack([acmeWorkspace(), globexWorkspace()]);
     const clock = manualClock();
-    const logger = recordingLogger();
+    const logger = capturingLogger();
     const transport = slackTransport({
       signingSecret: testSigningSecret,
       apiUrl: slack.apiUrl,
@@ -221,7 +210,7 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect((await send({ user_emails: [bob], message: 'Hello' })).status).toBe(200);
     expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
     expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
-    expect(logger.lines).toContainEqual({
+    expect(logger.entries).toContainEqual({
       level: 'warn',
       message: 'Slack rate limit: waiting before retrying',
       fields: { retryAfterSeconds: 1, method: 'chat.postMessage' },
@@ -266,6 +255,28 @@ describe('Slack transport against a fake Slack Web API', () => {
     for (const email of recipients) expect(slack.messagesOf(team, slackIdOf(email))).toHaveLength(1);
     expect(slack.peakConcurrency()).toBeLessThanOrEqual(4);
     expect(slack.peakConcurrency()).toBeGreaterThan(1);
+  });
+
+  it('by default posts every copy of a send to 50 recipients at once: one Web API round trip', async () => {
+    const { slack, send } = await start();
+    const recipients = numberedUsers.slice(0, 50);
+    // Look the users up and open their channels first, so that only the posts remain.
+    expect((await send({ user_emails: recipients, message: 'Warm up' })).status).toBe(200);
+    slack.setLatency(50);
+    expect((await send({ user_emails: recipients, message: 'All hands' })).status).toBe(200);
+    for (const email of recipients) expect(slack.messagesOf(team, slackIdOf(email))).toHaveLength(2);
+    expect(slack.peakConcurrency('chat.postMessage')).toBe(50);
+  });
+
+  it('gives up on a call Slack does not answer within requestTimeoutMs, and names the recipient in the 500', async () => {
+    const { slack, send } = await start({ requestTimeoutMs: 100 });
+    expect((await send({ user_emails: [bob], message: 'Warm up' })).status).toBe(200);
+    // Slack would answer both attempts (fastRetry) successfully, but each is cut at its deadline
+    // (kept to within a second: undici's timers are coarse).
+    slack.setLatency(5000);
+    const sent = await send({ user_emails: [bob], message: 'Hello' });
+    expect(sent.status).toBe(500);
+    expect(sent.json.details).toContain(bob);
   });
 
   it('throws when an update fails, and applies it when tried again', async () => {

@@ -36,7 +36,8 @@ export interface SlackMessage {
  * routed and checked by the message it comes from, never by what the button says of itself.
  */
 export function slackMessage(view: MessageView): SlackMessage {
-  const blocks: KnownBlock[] = sectionTexts(view).map(
+  const { sections, fallback } = renderedText(view);
+  const blocks: KnownBlock[] = sections.map(
     (text): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } }),
   );
   if (view.buttonsEnabled && view.buttons.length > 0) {
@@ -64,12 +65,39 @@ export function slackMessage(view: MessageView): SlackMessage {
     };
     blocks.push(footer);
   }
-  return { text: fallbackText(view), blocks };
+  return { text: fallback, blocks };
 }
 
 /** The request id that a button's `block_id` names, or null for a block that is not ours. */
 export function requestIdOfBlock(blockId: string): string | null {
   return blockId.startsWith(actionsBlockPrefix) ? blockId.slice(actionsBlockPrefix.length) : null;
+}
+
+/** The mrkdwn sections and the plain fallback of a message's text. */
+interface RenderedText {
+  /** The text the document was parsed from. */
+  text: string;
+  sections: readonly string[];
+  fallback: string;
+}
+
+/**
+ * Rendered texts by parsed document. Every view of one request version shares one document, so a
+ * send to 50 people renders its text once, not once per recipient; a document no view refers to
+ * any more is collected with its entry.
+ */
+const renderedTexts = new WeakMap<MarkdownDocument, RenderedText>();
+
+function renderedText(view: MessageView): RenderedText {
+  const cached = renderedTexts.get(view.document);
+  if (cached !== undefined && cached.text === view.text) return cached;
+  const rendered: RenderedText = {
+    text: view.text,
+    sections: sectionTexts(view),
+    fallback: fallbackText(view),
+  };
+  renderedTexts.set(view.document, rendered);
+  return rendered;
 }
 
 /**

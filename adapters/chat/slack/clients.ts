@@ -7,6 +7,7 @@ import {
   type WebClientOptions,
 } from '@slack/web-api';
 import type { Logger } from '../../../core/adapter-kit.js';
+import { webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
 export interface SlackRetryOptions {
@@ -50,7 +51,9 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
       maxTimeout: settings.retry.maxDelayMs ?? 10_000,
       randomize: true,
     },
-    timeout: settings.requestTimeoutMs,
+    // The deadline is kept by the fetch: the client's own costs a transferable signal per call.
+    fetch: webApiFetch(settings.requestTimeoutMs),
+    timeout: 0,
     rejectRateLimitedCalls: false,
     allowAbsoluteUrls: false,
     logger: quietLogger(settings.logger),

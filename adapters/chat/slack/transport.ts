@@ -50,7 +50,10 @@ export interface SlackTransportOptions {
   logger?: Logger;
   /** Judges the age of interactivity requests; the wall clock by default. */
   clock?: Clock;
-  /** Web API calls in flight at once, per workspace (default 16); a send to 50 people queues the rest. */
+  /**
+   * Web API calls in flight at once, per workspace (default {@link defaultSlackConcurrency}: a
+   * send to the most recipients a request may have goes out in one round).
+   */
   concurrency?: number;
   /** Retries of calls that failed for a passing reason (429, 5xx, network). */
   retry?: SlackRetryOptions;
@@ -68,6 +71,15 @@ export interface SlackTransport extends ChatTransport {
   /** Resolves once every click answered so far has been applied (before shutting down, in tests). */
   idle(): Promise<void>;
 }
+
+/**
+ * Web API calls in flight at once per workspace by default: 50, the most recipients of one request,
+ * so that a fan-out takes one Web API round trip, not four. This bounds connections, not the rate
+ * (docs/slack.md#how-many-calls-at-once): each copy goes to its own direct-message channel, where
+ * Slack allows about one message per second, and its workspace-wide limit is kept by its `429`,
+ * which pauses every call to the workspace for its `Retry-After` whatever the concurrency.
+ */
+const defaultSlackConcurrency = 50;
 
 /** Slack's answers to `conversations.open` for a user id that names no active user any more. */
 const goneUserErrors: ReadonlySet<string> = new Set(['user_not_found', 'user_disabled', 'users_not_found']);
@@ -93,7 +105,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     apiUrl,
     retry: options.retry ?? {},
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    concurrency: options.concurrency ?? 16,
+    concurrency: options.concurrency ?? defaultSlackConcurrency,
     logger,
   });
   const userCacheTtl = { foundMs: options.userCacheTtlMs ?? 60 * 60_000, missingMs: 5 * 60_000 };

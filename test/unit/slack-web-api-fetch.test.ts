@@ -1,0 +1,139 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+describe('webApiFetch: the Slack transport’s HTTP client', () => {
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  /** A local server answering every request with `answer`, recording what it received. */
+  async function serve(
+    answer: (res: ServerResponse) => void,
+  ): Promise<{ url: string; received: Received[] }> {
+    const received: Received[] = [];
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        answer(res);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/api/chat.postMessage`, received };
+  }
+
+  it('posts the form with its headers and answers status, headers and body as fetch would', async () => {
+    const { url, received } = await serve((res) => {
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.setHeader('retry-after', '7');
+      res.setHeader('x-oauth-scopes', ['chat:write', 'users:read']);
+      res.writeHead(200, 'OK').end('{"ok":true,"ts":"1.000001","text":"héllo"}');
+    });
+    const body = 'channel=D1&text=h%C3%A9llo';
+    const response = await webApiFetch(1000)(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer xoxb-1' },
+      body,
+    });
+    expect(received).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        url: '/api/chat.postMessage',
+        body,
+        headers: expect.objectContaining({
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: 'Bearer xoxb-1',
+          'content-length': String(Buffer.byteLength(body)),
+        }),
+      }),
+    ]);
+    expect(response).toMatchObject({ ok: true, status: 200, statusText: 'OK', url });
+    expect(response.headers.get('Retry-After')).toBe('7');
+    expect(response.headers.get('x-oauth-scopes')).toBe('chat:write, users:read');
+    expect(response.headers.get('x-missing')).toBeNull();
+    expect(Object.fromEntries(response.headers.entries())).toMatchObject({ 'retry-after': '7' });
+    expect(await response.json()).toEqual({ ok: true, ts: '1.000001', text: 'héllo' });
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toContain('héllo');
+  });
+
+  it('answers an HTTP error as a response, not a rejection, so the client decides whether to retry', async () => {
+    const { url } = await serve((res) => res.writeHead(503).end('{"ok":false}'));
+    const response = await webApiFetch(1000)(url, { method: 'POST', body: '' });
+    expect(response).toMatchObject({ ok: false, status: 503 });
+    expect(await response.text()).toBe('{"ok":false}');
+  });
+
+  it('decodes a body a proxy compressed', async () => {
+    const { url } = await serve((res) =>
+      res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('{"ok":true}')),
+    );
+    expect(await (await webApiFetch(1000)(url, { method: 'POST', body: '' })).json()).toEqual({ ok: true });
+  });
+
+  it('rejects an answer that takes longer than its deadline (kept to within a second)', async () => {
+    const { url } = await serve((res) => {
+      setTimeout(() => res.writeHead(200).end('{"ok":true}'), 5000);
+    });
+    const started = performance.now();
+    await expect(webApiFetch(100)(url, { method: 'POST', body: '' })).rejects.toThrow(
+      'Slack Web API call timed out after 100 ms',
+    );
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+
+  it('rejects an answer cut short, so the client retries it as a network failure', async () => {
+    const { url } = await serve((res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('{"ok":');
+      setTimeout(() => res.destroy(), 10);
+    });
+    await expect(webApiFetch(1000)(url, { method: 'POST', body: '' })).rejects.toThrow();
+  });
+
+  it('rejects a redirect instead of following it', async () => {
+    const { url, received } = await serve((res) => res.writeHead(302, { location: '/elsewhere' }).end());
+    await expect(webApiFetch(1000)(url, { method: 'POST', body: '', redirect: 'error' })).rejects.toThrow(
+      /redirect \(302\)/,
+    );
+    expect(received).toHaveLength(1);
+  });
+
+  it('stops waiting when the caller aborts', async () => {
+    const { url } = await serve((res) => {
+      setTimeout(() => res.writeHead(200).end('{"ok":true}'), 300);
+    });
+    const controller = new AbortController();
+    const call = webApiFetch(0)(url, { method: 'POST', body: '', signal: controller.signal });
+    controller.abort(new Error('gave up'));
+    await expect(call).rejects.toThrow('gave up');
+  });
+
+  it('refuses a multipart body: the transport uploads no files', async () => {
+    const { url, received } = await serve((res) => res.writeHead(200).end('{"ok":true}'));
+    await expect(webApiFetch(1000)(url, { method: 'POST', body: new FormData() })).rejects.toThrow(TypeError);
+    expect(received).toEqual([]);
+  });
+});
