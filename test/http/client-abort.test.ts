@@ -1,25 +1,8 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogFields, Logger } from '../../core/ports/logger.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { expectOk, inbox, plainBody, send } from './client.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
-
-interface LogEntry {
-  level: keyof Logger;
-  message: string;
-  fields: LogFields | undefined;
-}
-
-/** A logger that keeps every line. */
-function capturingLogger(): Logger & { entries: LogEntry[] } {
-  const entries: LogEntry[] = [];
-  const at =
-    (level: keyof Logger) =>
-    (message: string, fields?: LogFields): void => {
-      entries.push({ level, message, fields });
-    };
-  return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 /** Sends the headers and part of a body of `POST <path>`, then drops the connection. */
 async function abortMidUpload(origin: string, path: string, key: string): Promise<void> {
