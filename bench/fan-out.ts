@@ -1,14 +1,15 @@
 /**
  * Fan-out through Slack: an interactive send to 50 recipients against a local fake Slack Web API
- * that takes 20 ms per call (standing in for Slack's servers), against the same send to one
- * recipient in the same run. Users' ids are looked up once and cached, as in production after the
- * first send; the figure is the latency of the whole HTTP-level send, as the caller waits for it.
+ * that takes 20 ms per call (standing in for Slack's servers, in a process of its own as they are on
+ * machines of their own), against the same send to one recipient in the same run. Users' ids are
+ * looked up once and cached, as in production after the first send; the figure is the latency of
+ * the whole HTTP-level send, as the caller waits for it.
  */
 import { slackTransport } from '../adapters/chat/slack/index.js';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { createNotifier } from '../core/index.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
 import { sendInteractive } from '../test/support/send-interactive.js';
+import { startFakeSlackProcess } from '../test/support/slack-fake-process.js';
 import { slackIdOf } from '../test/support/slack-workspace.js';
 import { numberedUsers, testSeed } from '../test/support/test-seed.js';
 import { quick, saveFigures, sized } from './options.js';
@@ -19,7 +20,7 @@ const workspace = {
   botToken: 'xoxb-acme-bench',
   users: numberedUsers.map((email) => ({ id: slackIdOf(email), email })),
 };
-const slack = await startFakeSlack([workspace]);
+const slack = await startFakeSlackProcess([workspace]);
 const notifier = createNotifier({
   storage: memoryStorage(),
   transports: [
@@ -48,7 +49,7 @@ const median = (values: number[]): number => {
 const fifty = numberedUsers.slice(0, 50);
 // Warm the user-id cache and the clients, as a running service has them.
 await send(fifty);
-slack.setLatency(latencyMs);
+await slack.setLatency(latencyMs);
 const runs = sized(15, 3);
 const single: number[] = [];
 const many: number[] = [];

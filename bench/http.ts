@@ -4,41 +4,36 @@
  * bare framework that the library keeps. autocannon, 20 connections, memory storage and the inbox;
  * then the same on Redis, as a share of memory. Requests per second and p99 latency are printed.
  */
+
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express from 'express';
 import Koa from 'koa';
-import { createClient } from 'redis';
-import { inboxTransport } from '../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
-import { createNotifier, type Notifier } from '../core/notifier.js';
+import type { Notifier } from '../core/notifier.js';
 import type { StoragePorts } from '../core/ports/storage.js';
 import { notifyRouter } from '../hosts/express/index.js';
 import { notifyMiddleware } from '../hosts/koa/index.js';
-import { testKeys, testSeed } from '../test/support/test-seed.js';
-import { saveFigures, sized } from './options.js';
+import { interactiveBody, plainBody, post, readStatus } from '../test/support/api-requests.js';
+import { testKeys } from '../test/support/test-seed.js';
+import { benchNotifier } from './bench-notifier.js';
+import { saveFigures, settledHeap, sized } from './options.js';
+import { benchRedis } from './redis-connection.js';
 
-const seconds = sized(10, 1);
+const seconds = sized(5, 1);
+/** Bare and library runs alternate this many times per path; the round with the median share is shown. */
+const rounds = sized(3, 1);
 const connections = 20;
-const unlimited = { burst: 1e12, perSecond: 1e12 };
-// A retention short enough that a long run does not measure a growing heap.
-const retention = 60_000;
+// A retention well inside one run, so that a run measures the steady state of a service that keeps
+// a bounded number of finished sends (the memory store's sweeps included), not a heap that grows
+// for the whole run and makes each collection dearer than the last.
+const retention = 2_000;
 
-const sendBody = JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Deploy *v2* finished' });
-const interactiveBody = JSON.stringify({
-  user_emails: ['bob@acme.test'],
-  message: 'Approve?',
-  response_request: {
-    options: [
-      { text: 'Yes', value: 'yes' },
-      { text: 'No', value: 'no' },
-    ],
-    timeout_minutes: 30,
-  },
-});
+const sendBody = plainBody();
+const interactive = interactiveBody();
 
 type Host = 'express' | 'koa';
 
@@ -124,36 +119,13 @@ async function load(url: string, path: 'send' | 'status', statusPath: string): P
 async function notifierOn(
   storage: StoragePorts,
 ): Promise<{ notifier: Notifier; statusPath: string; statusAnswer: string; sendAnswer: string }> {
-  const notifier = createNotifier({
-    storage,
-    transports: [inboxTransport()],
-    rateLimits: { perKey: unlimited, perOrganization: unlimited },
-    retention,
-  });
-  await notifier.seed(testSeed);
-  const post = (body: string) =>
-    notifier.handle({
-      method: 'POST',
-      url: '/api/notify',
-      headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-      body: [body],
-      clientAddress: '127.0.0.1',
-    });
-  const sendAnswer = (await post(sendBody))?.body ?? '';
-  const { request_id: requestId } = JSON.parse((await post(interactiveBody))?.body ?? '{}') as {
+  const notifier = await benchNotifier(storage, { retention });
+  const sendAnswer = (await post(notifier, sendBody))?.body ?? '';
+  const { request_id: requestId } = JSON.parse((await post(notifier, interactive))?.body ?? '{}') as {
     request_id: string;
   };
   const statusPath = `/api/notify/status/${requestId}`;
-  const statusAnswer =
-    (
-      await notifier.handle({
-        method: 'GET',
-        url: statusPath,
-        headers: { 'x-api-key': testKeys.alice },
-        body: null,
-        clientAddress: '127.0.0.1',
-      })
-    )?.body ?? '';
+  const statusAnswer = (await readStatus(notifier, requestId))?.body ?? '';
   return { notifier, statusPath, statusAnswer, sendAnswer };
 }
 
@@ -165,7 +137,9 @@ const row = (name: string, measured: Load, against?: Load): string =>
   }${measured.non2xx > 0 ? `  (${measured.non2xx} non-2xx!)` : ''}`;
 
 console.log(
-  `autocannon, ${connections} connections, ${seconds} s per run; bare and library apps alternate.\n`,
+  `autocannon in this process, ${connections} connections, ${seconds} s per run; the bare and the library app\n` +
+    `alternate ${rounds} times per path and the round with the median share is shown (shares of every round\n` +
+    'in brackets).\n',
 );
 const figures: Record<string, Record<string, Load | number>> = {};
 const memory = await notifierOn(memoryStorage());
@@ -174,13 +148,24 @@ for (const host of ['express', 'koa'] as const) {
   const library = await listen(libraryApp(host, memory.notifier));
   const results: Record<string, Load | number> = {};
   for (const path of ['send', 'status'] as const) {
-    const bareLoad = await load(bare.url, path, memory.statusPath);
-    const libraryLoad = await load(library.url, path, memory.statusPath);
-    results[`bare ${path}`] = bareLoad;
-    results[`library ${path}`] = libraryLoad;
-    results[`${path} share of bare`] = libraryLoad.requestsPerSecond / bareLoad.requestsPerSecond;
-    console.log(row(`${host}, bare, ${path}`, bareLoad));
-    console.log(row(`${host}, chat-notify (memory), ${path}`, libraryLoad, bareLoad));
+    const pairs: { bare: Load; library: Load; share: number }[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const bareLoad = await load(bare.url, path, memory.statusPath);
+      const libraryLoad = await load(library.url, path, memory.statusPath);
+      pairs.push({
+        bare: bareLoad,
+        library: libraryLoad,
+        share: libraryLoad.requestsPerSecond / bareLoad.requestsPerSecond,
+      });
+    }
+    const shares = pairs.map((pair) => pair.share.toFixed(2)).join(', ');
+    const median = [...pairs].sort((a, b) => a.share - b.share)[Math.floor(pairs.length / 2)];
+    if (!median) throw new Error('no round was run');
+    results[`bare ${path}`] = median.bare;
+    results[`library ${path}`] = median.library;
+    results[`${path} share of bare`] = median.share;
+    console.log(row(`${host}, bare, ${path}`, median.bare));
+    console.log(`${row(`${host}, chat-notify (memory), ${path}`, median.library, median.bare)}  [${shares}]`);
   }
   figures[host] = results;
   bare.server.close();
@@ -189,17 +174,8 @@ for (const host of ['express', 'koa'] as const) {
 }
 await memory.notifier.stop();
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const client = createClient({ url: redisUrl, disableOfflineQueue: true });
-client.on('error', () => undefined);
-const reachable = await client.connect().then(
-  () => true,
-  (error: unknown) => {
-    console.log(`\nRedis runs skipped: ${String(error)}`);
-    return false;
-  },
-);
-if (reachable) {
+const client = await benchRedis();
+if (client) {
   const keyPrefix = `chat-notify-bench-http:${Date.now()}:`;
   const onRedis = await notifierOn(redisStorage({ client, keyPrefix }));
   const library = await listen(libraryApp('express', onRedis.notifier));
@@ -223,4 +199,45 @@ if (reachable) {
   }
   client.destroy();
 }
-saveFigures({ seconds, connections, results: figures });
+
+/** Sends `count` interactive requests in process, 20 at a time, and leaves them pending. */
+async function fill(notifier: Notifier, count: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      for (; next < count; next += 1) {
+        await post(notifier, interactive);
+      }
+    }),
+  );
+}
+
+// How the cost of a call grows with what the store holds: the same runs on Express and memory with
+// more and more pending interactive requests (each with its inbox copy) already stored.
+console.log('\ngrowth: express, memory, with N pending interactive requests already stored');
+const growth: Record<string, Record<string, Load | number>> = {};
+let baseline: Record<string, Load> | undefined;
+for (const stored of sized([0, 100_000, 1_000_000], [0, 500])) {
+  const filled = await notifierOn(memoryStorage());
+  await fill(filled.notifier, stored);
+  // A full collection first: the runs measure a service that holds these requests, not the
+  // collection of everything that filling it allocated.
+  settledHeap();
+  const library = await listen(libraryApp('express', filled.notifier));
+  const results: Record<string, Load | number> = {};
+  for (const path of ['send', 'status'] as const) {
+    const measured = await load(library.url, path, filled.statusPath);
+    results[path] = measured;
+    const first = baseline?.[path];
+    if (first) results[`${path} share of empty`] = measured.requestsPerSecond / first.requestsPerSecond;
+    console.log(
+      `${row(`${stored.toLocaleString('en')} stored, ${path}`, measured)}${first ? `  ${(measured.requestsPerSecond / first.requestsPerSecond).toFixed(2)} of empty` : ''}`,
+    );
+  }
+  baseline ??= { send: results.send as Load, status: results.status as Load };
+  growth[String(stored)] = results;
+  library.server.closeAllConnections();
+  library.server.close();
+  await filled.notifier.stop();
+}
+saveFigures({ seconds, connections, results: figures, growth });

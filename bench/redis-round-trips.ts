@@ -4,9 +4,9 @@
  * measured in the same run. Prints, never asserts; the method is printed with the figures.
  * Run with `npx tsx bench/redis-round-trips.ts` (REDIS_URL, default redis://127.0.0.1:6379).
  */
+
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import { inboxTransport } from '../adapters/chat/inbox/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
 import * as admissionLua from '../adapters/storage/redis/lua/admission-lua.js';
 import * as deliveryLua from '../adapters/storage/redis/lua/delivery-lua.js';
@@ -18,9 +18,10 @@ import * as requestLua from '../adapters/storage/redis/lua/request-lua.js';
 import * as transportStateLua from '../adapters/storage/redis/lua/transport-state-lua.js';
 import type { LuaScript } from '../adapters/storage/redis/lua-script.js';
 import type { RedisStorageClient } from '../adapters/storage/redis/redis-client.js';
-import { createNotifier } from '../core/notifier.js';
 import { digestApiKey } from '../core/security/api-key-format.js';
-import { testKeys, testSeed } from '../test/support/test-seed.js';
+import { interactiveBody, plainBody, post, readStatus } from '../test/support/api-requests.js';
+import { testKeys } from '../test/support/test-seed.js';
+import { benchNotifier } from './bench-notifier.js';
 import { saveFigures, sized } from './options.js';
 
 type Client = ReturnType<typeof createClient>;
@@ -152,50 +153,19 @@ async function flushMonitor(): Promise<void> {
 }
 
 const notifierStorage = redisStorage({ client: countingClient(raw), keyPrefix });
-const unlimited = { burst: 1e12, perSecond: 1e12 };
-const notifier = createNotifier({
-  storage: notifierStorage,
-  transports: [inboxTransport()],
-  rateLimits: { perKey: unlimited, perOrganization: unlimited },
-});
-await notifier.seed(testSeed);
+const notifier = await benchNotifier(notifierStorage);
 
-const bytes = (text: string): Uint8Array[] => [new TextEncoder().encode(text)];
-const plainBody = JSON.stringify({
-  user_emails: ['bob@acme.test', 'dave@acme.test'],
-  message: 'Deploy *v2* done',
-});
-const interactiveBody = JSON.stringify({
-  user_emails: ['bob@acme.test', 'dave@acme.test'],
-  message: 'Approve?',
-  response_request: {
-    options: [
-      { text: 'Yes', value: 'yes' },
-      { text: 'No', value: 'no' },
-    ],
-    timeout_minutes: 30,
-  },
-});
-const post = async (body: string, headers: Record<string, string> = {}) => {
-  const response = await notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json', ...headers },
-    body: bytes(body),
-    clientAddress: '127.0.0.1',
-  });
+const twoRecipients = ['bob@acme.test', 'dave@acme.test'];
+const plain = plainBody(twoRecipients);
+const interactive = interactiveBody(twoRecipients);
+const send = async (body: string, headers: Record<string, string> = {}) => {
+  const response = await post(notifier, body, headers);
   if (response?.status !== 200) throw new Error(`send answered ${response?.status}: ${response?.body}`);
   return response;
 };
-const created = JSON.parse((await post(interactiveBody)).body) as { request_id: string };
+const created = JSON.parse((await send(interactive)).body) as { request_id: string };
 const statusRead = async () => {
-  const response = await notifier.handle({
-    method: 'GET',
-    url: `/api/notify/status/${created.request_id}`,
-    headers: { 'x-api-key': testKeys.alice },
-    body: null,
-    clientAddress: '127.0.0.1',
-  });
+  const response = await readStatus(notifier, created.request_id);
   if (response?.status !== 200) throw new Error(`status answered ${response?.status}`);
 };
 
@@ -275,13 +245,13 @@ const aliceKeyId = `key_${digestApiKey(testKeys.alice).slice(0, 24)}`;
 const forgetLastUse = () => raw.sendCommand(['HDEL', `${keyPrefix}api-key-last-used`, aliceKeyId]);
 
 const operations: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
-  ['send, plain, 2 recipients', () => post(plainBody), nothing],
+  ['send, plain, 2 recipients', () => send(plain), nothing],
   [
     'send, plain, 2 recipients, Idempotency-Key',
-    () => post(plainBody, { 'idempotency-key': randomUUID() }),
+    () => send(plain, { 'idempotency-key': randomUUID() }),
     nothing,
   ],
-  ['send, interactive, 2 recipients', () => post(interactiveBody), nothing],
+  ['send, interactive, 2 recipients', () => send(interactive), nothing],
   ['status read', statusRead, nothing],
   ['status read, first of a minute (touches lastUsedAt)', statusRead, forgetLastUse],
 ];

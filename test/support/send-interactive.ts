@@ -1,5 +1,5 @@
 import type { Notifier } from '../../core/index.js';
-import { testKeys } from './test-seed.js';
+import { interactiveBody, post } from './api-requests.js';
 
 /**
  * Sends an interactive request through the notifier's own HTTP handler, as alice of the test seed,
@@ -10,25 +10,7 @@ export async function sendInteractive(
   recipients: readonly string[],
   timeoutMinutes = 60,
 ): Promise<string> {
-  const sent = await notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-    body: [
-      JSON.stringify({
-        user_emails: recipients,
-        message: 'Ship it?',
-        response_request: {
-          options: [
-            { text: 'Yes', value: 'yes' },
-            { text: 'No', value: 'no' },
-          ],
-          timeout_minutes: timeoutMinutes,
-        },
-      }),
-    ],
-    clientAddress: '127.0.0.1',
-  });
+  const sent = await post(notifier, interactiveBody(recipients, timeoutMinutes));
   const body = JSON.parse(String(sent?.body)) as { request_id?: string; details?: string };
   if (!body.request_id) throw new Error(`send refused: ${sent?.status} ${body.details}`);
   return body.request_id;
