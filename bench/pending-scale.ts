@@ -4,7 +4,7 @@
  * request costs (heap after a full collection on memory; Redis `used_memory`) and how fast they
  * expire when up to 100,000 of them fall due at once while the rest stay pending (`runDueWork` in
  * virtual time: the timeouts, the stored transitions and the updates of every copy).
- * `--memory-only` leaves Redis out.
+ * `--memory-only` leaves Redis out; `--largest-only` measures only the largest size of each store.
  */
 
 import { memoryStorage } from '../adapters/storage/memory/index.js';
@@ -90,11 +90,14 @@ const figures: Record<string, Scale[]> = { memory: [], redis: [] };
 
 /** `--memory-only`: the run of `npm run bench` that measures memory under other Node options. */
 const memoryOnly = process.argv.includes('--memory-only');
+/** `--largest-only`: the run that measures only the size the aims are set for. */
+const largestOnly = process.argv.includes('--largest-only');
+const measuredSizes = (sizes: number[]): number[] => (largestOnly ? sizes.slice(-1) : sizes);
 const client = memoryOnly ? null : await benchRedis();
 if (client) {
   const usedMemory = async (): Promise<number> =>
     Number(/used_memory:(\d+)/.exec(String(await client.sendCommand(['INFO', 'memory'])))?.[1] ?? Number.NaN);
-  for (const pending of sized([10_000, 50_000, 100_000], [250, 500, 1_000])) {
+  for (const pending of measuredSizes(sized([10_000, 50_000, 100_000], [250, 500, 1_000]))) {
     const keyPrefix = `chat-notify-bench-scale:${Date.now()}:`;
     const scale = await measure(pending, redisStorage({ client, keyPrefix }), usedMemory, 20);
     figures.redis!.push(scale);
@@ -107,7 +110,7 @@ if (client) {
 }
 
 // Memory last: its largest run leaves a heap of gigabytes behind, which would slow whatever came next.
-for (const pending of sized([10_000, 100_000, 1_000_000], [250, 500, 1_000])) {
+for (const pending of measuredSizes(sized([10_000, 100_000, 1_000_000], [250, 500, 1_000]))) {
   const scale = await measure(pending, memoryStorage(), async () => settledHeap(), 1);
   figures.memory!.push(scale);
   console.log(line('memory', scale));

@@ -24,8 +24,9 @@ interface Benchmark {
   args?: string[];
 }
 
-/** The young generation that docs/performance.md suggests to operators with many pending requests. */
+/** The young generations that docs/performance.md suggests to operators with many pending requests. */
 const tunedYoungGeneration = '--max-semi-space-size=64';
+const largeYoungGeneration = '--max-semi-space-size=256';
 
 const benchmarks: Benchmark[] = [
   { file: 'http.ts', title: 'HTTP throughput against the bare frameworks (autocannon)' },
@@ -42,6 +43,14 @@ const benchmarks: Benchmark[] = [
     nodeOptions: [tunedYoungGeneration],
     args: ['--memory-only'],
   },
+  {
+    file: 'pending-scale.ts',
+    id: 'pending-scale-large-young',
+    title: `The largest number pending on memory, with Node's ${largeYoungGeneration}`,
+    nodeOptions: [largeYoungGeneration],
+    args: ['--memory-only', '--largest-only'],
+  },
+  { file: 'scavenge-cost.ts', title: 'What a young-generation collection costs as the old generation grows' },
   { file: 'dispatch.ts', title: 'Request machine dispatch' },
   { file: 'fan-out.ts', title: 'Fan-out to 50 recipients through Slack' },
   { file: 'markdown.ts', title: 'Markdown parsing' },
