@@ -252,6 +252,11 @@ const operations: Array<[string, () => Promise<unknown>, () => Promise<unknown>]
     nothing,
   ],
   ['send, interactive, 2 recipients', () => send(interactive), nothing],
+  [
+    'send, interactive, 2 recipients, Idempotency-Key',
+    () => send(interactive, { 'idempotency-key': randomUUID() }),
+    nothing,
+  ],
   ['status read', statusRead, nothing],
   ['status read, first of a minute (touches lastUsedAt)', statusRead, forgetLastUse],
 ];

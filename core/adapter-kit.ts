@@ -38,8 +38,9 @@ export type {
   AdmissionStore,
   BucketRate,
   IdempotencyClaim,
+  RequestToCreate,
 } from './ports/admission-store.js';
-export { apiKeyBucketKey, organizationBucketKey } from './ports/admission-store.js';
+export { admittedRequest, apiKeyBucketKey, organizationBucketKey } from './ports/admission-store.js';
 export type {
   CallbackAttempt,
   CallbackAttemptResult,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AdmissionRequest,
   type ApiKeyRecord,
+  admittedRequest,
   apiKeyBucketKey,
   type BucketRate,
   type BucketSpec,
@@ -17,6 +18,7 @@ import {
   type InteractiveRequest,
   type Organization,
   organizationBucketKey,
+  type RequestToCreate,
   type StoragePorts,
   timeoutItemId,
   type User,
@@ -976,6 +978,155 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
           outcome: 'acquired',
           sendId: 'notif_mine',
         });
+      });
+      /** What an interactive send of `recipients` asks the admission to store, with its timeout. */
+      const requestToCreate = (recipients: readonly string[], id = uid('req')): RequestToCreate => {
+        const {
+          organizationId: _organization,
+          sender: _sender,
+          ...request
+        } = interactiveRequest({
+          id,
+          // Text that JSON must escape, so that no store splices the request together loosely.
+          message: 'Ship "it" \\ now?\n\u0001 é 🚀',
+          recipients: recipients.map((email) => ({
+            email,
+            key: email,
+            value: null,
+            respondedAt: null,
+            expired: false,
+          })),
+        });
+        const timeout = dueItem({ id: timeoutItemId(id), requestId: id, runAt: request.expiresAt });
+        return { request, due: { enqueue: [timeout], cancel: [] } };
+      };
+
+      it("stores an admitted interactive send's request with its timeout, as the key's owner's in the key's organization", async () => {
+        // Values JSON must escape, so that no store splices the organization and sender in loosely.
+        const org = organization({ id: `${uid('org')} "q" \\ /\n\t\u0001é` });
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id, { name: 'Zoë "Z" \\ Ng\t🚀' }));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        const principal = { apiKey: key, user: owner, organization: org };
+        const bob = await storage.directory.saveUser(user(org.id));
+        const toCreate = requestToCreate([bob.email, owner.email]);
+        const admitted = await storage.admission.admit({
+          ...admission(key.digest),
+          recipientEmails: [bob.email, owner.email],
+          createRequest: toCreate,
+        });
+        expect(admitted).toEqual({ outcome: 'admitted', principal, users: [bob, owner], created: true });
+        const stored = await storage.requests.getRequest(toCreate.request.id);
+        expect(stored).toEqual(admittedRequest(toCreate.request, principal));
+        expect(stored?.organizationId).toBe(org.id);
+        expect(stored?.sender).toEqual({ userId: owner.id, name: 'Zoë "Z" \\ Ng\t🚀' });
+        expect(await storage.dueWork.nextRunAt()).toBe(toCreate.request.expiresAt);
+        const claimed = await storage.dueWork.claim(toCreate.request.expiresAt, 10, 1000);
+        expect(claimed.map((c) => c.id)).toEqual([timeoutItemId(toCreate.request.id)]);
+        // A stored request is an ordinary one: the next version is a compare-and-set away.
+        const next = { ...admittedRequest(toCreate.request, principal), version: 1 };
+        expect(await storage.requests.updateRequest(next, 0, noDue)).toBe(true);
+      });
+
+      it('stores the request of an admitted send whose idempotency claim is a new attempt, under its send id', async () => {
+        const { key, principal } = await validKey();
+        const id = uid('req');
+        const toCreate = requestToCreate([principal.user.email], id);
+        const claim = claimOf('fp1', id);
+        expect(
+          await storage.admission.admit({
+            ...admission(key.digest),
+            recipientEmails: [principal.user.email],
+            idempotency: claim,
+            createRequest: toCreate,
+          }),
+        ).toEqual({
+          outcome: 'admitted',
+          principal,
+          users: [principal.user],
+          idempotency: { outcome: 'acquired', sendId: id },
+          created: true,
+        });
+        expect(await storage.requests.getRequest(id)).toEqual(admittedRequest(toCreate.request, principal));
+      });
+
+      it('stores no request for an unknown recipient, a refused admission, or a claim that is not a new attempt', async () => {
+        const { key, principal } = await validKey();
+        const known = principal.user.email;
+        const storesNothing = async (request: AdmissionRequest, answer: unknown) => {
+          expect(await storage.admission.admit(request)).toEqual(answer);
+          const id = request.createRequest?.request.id ?? '';
+          expect(await storage.requests.getRequest(id)).toBeNull();
+        };
+        const asked = (recipients: string[]): AdmissionRequest => ({
+          ...admission(key.digest, { perKey: 10, perOrganization: 10 }),
+          recipientEmails: recipients,
+          createRequest: requestToCreate(recipients),
+        });
+        // One recipient matches nobody: the send is refused later (422), so nothing is stored.
+        await storesNothing(asked([known, 'nobody@example.test']), {
+          outcome: 'admitted',
+          principal,
+          users: [principal.user],
+          created: false,
+        });
+        // Without the recipients to look up, the store cannot tell: nothing is stored.
+        const blind = { ...admission(key.digest), createRequest: requestToCreate([known]) };
+        await storesNothing(blind, { outcome: 'admitted', principal, created: false });
+        await storesNothing({ ...asked([known]), digest: unknownDigest() }, { outcome: 'rejected' });
+        // A key out of tokens: refused (429), so nothing is stored.
+        const spent = await validKey();
+        const limited = {
+          ...admission(spent.key.digest, { perKey: 1 }),
+          recipientEmails: [spent.principal.user.email],
+        };
+        expect((await storage.admission.admit(limited)).outcome).toBe('admitted');
+        await storesNothing(
+          { ...limited, createRequest: requestToCreate(limited.recipientEmails) },
+          { outcome: 'limited', by: 'key', principal: spent.principal },
+        );
+        // The claim is running (busy), then resumed under its first send id: neither is a new attempt.
+        const claim = claimOf('fp1', uid('req'));
+        const scope = { organizationId: principal.organization.id, key: claim.key };
+        await storage.idempotency.acquire(scope, 'fp1', claim.sendId, claim.timing);
+        const repeat = (id: string): AdmissionRequest => ({
+          ...asked([known]),
+          idempotency: { ...claim, sendId: id },
+          createRequest: requestToCreate([known], id),
+        });
+        const busy = repeat(uid('req'));
+        await storesNothing(busy, {
+          outcome: 'admitted',
+          principal,
+          users: [principal.user],
+          idempotency: { outcome: 'busy' },
+          created: false,
+        });
+        await storage.idempotency.fail(scope);
+        await storesNothing(repeat(uid('req')), {
+          outcome: 'admitted',
+          principal,
+          users: [principal.user],
+          idempotency: { outcome: 'acquired', sendId: claim.sendId },
+          created: false,
+        });
+      });
+
+      it('keeps a request stored under the same id untouched, answering created: false', async () => {
+        const { key, principal } = await validKey();
+        const existing = interactiveRequest({ organizationId: principal.organization.id });
+        await storage.requests.createRequest(existing, noDue);
+        const toCreate = requestToCreate([principal.user.email], existing.id);
+        expect(
+          await storage.admission.admit({
+            ...admission(key.digest),
+            recipientEmails: [principal.user.email],
+            createRequest: toCreate,
+          }),
+        ).toEqual({ outcome: 'admitted', principal, users: [principal.user], created: false });
+        expect(await storage.requests.getRequest(existing.id)).toEqual(existing);
+        expect(await storage.dueWork.nextRunAt()).toBeNull();
       });
     });
 

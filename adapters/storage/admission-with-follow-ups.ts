@@ -1,25 +1,42 @@
-import type { AdmissionStore, DirectoryStore, IdempotencyStore } from '../../core/adapter-kit.js';
+import {
+  type AdmissionRequest,
+  type AdmissionStore,
+  admittedRequest,
+  type DirectoryStore,
+  type IdempotencyAcquisition,
+  type IdempotencyStore,
+  normalizeEmail,
+  type Principal,
+  type RequestStore,
+  type User,
+} from '../../core/adapter-kit.js';
 
 /** The stores whose operations complete an admission in {@link admissionWithFollowUps}. */
 export interface AdmissionFollowUps {
   directory: Pick<DirectoryStore, 'findUsersByEmail'>;
   idempotency: Pick<IdempotencyStore, 'acquire'>;
+  requests: Pick<RequestStore, 'createRequest' | 'getRequest'>;
 }
 
 /**
- * Completes an admission that does neither itself (`composedAdmission`) with the directory's lookup
- * of `recipientEmails` and the acquisition of the `idempotency` claim, both made after an `admitted`
- * decision only and alongside each other, as the port allows (neither is part of the decision).
+ * Completes an admission that does none of them itself (`composedAdmission`) with the directory's
+ * lookup of `recipientEmails` and the acquisition of the `idempotency` claim, both made after an
+ * `admitted` decision only and alongside each other, as the port allows (neither is part of the
+ * decision), then with the insert of `createRequest` when what they found allows it.
  */
 export function admissionWithFollowUps(
   admission: AdmissionStore,
-  { directory, idempotency }: AdmissionFollowUps,
+  { directory, idempotency, requests }: AdmissionFollowUps,
 ): AdmissionStore {
   return {
     async admit(request) {
       const decided = await admission.admit(request);
-      const { recipientEmails: emails, idempotency: claim } = request;
-      if (decided.outcome !== 'admitted' || (emails === undefined && claim === undefined)) return decided;
+      const { recipientEmails: emails, idempotency: claim, createRequest } = request;
+      if (
+        decided.outcome !== 'admitted' ||
+        (emails === undefined && claim === undefined && createRequest === undefined)
+      )
+        return decided;
       const organizationId = decided.principal.organization.id;
       const [users, acquisition] = await Promise.all([
         emails === undefined ? undefined : directory.findUsersByEmail(organizationId, emails),
@@ -32,11 +49,40 @@ export function admissionWithFollowUps(
               claim.timing,
             ),
       ]);
+      const created =
+        createRequest === undefined
+          ? undefined
+          : await createIfAllowed(requests, request, decided.principal, users, acquisition);
       return {
         ...decided,
         ...(users === undefined ? {} : { users }),
         ...(acquisition === undefined ? {} : { idempotency: acquisition }),
+        ...(created === undefined ? {} : { created }),
       };
     },
   };
+}
+
+/** Stores the request to create when every recipient was found and the claim is a new attempt. */
+async function createIfAllowed(
+  requests: AdmissionFollowUps['requests'],
+  { recipientEmails, idempotency: claim, createRequest }: AdmissionRequest,
+  principal: Principal,
+  found: readonly User[] | undefined,
+  acquired: IdempotencyAcquisition | undefined,
+): Promise<boolean> {
+  if (createRequest === undefined || recipientEmails === undefined || found === undefined) return false;
+  const foundKeys = new Set(found.map((user) => normalizeEmail(user.email)));
+  if (!recipientEmails.every((email) => foundKeys.has(email))) return false;
+  if (claim !== undefined && !(acquired?.outcome === 'acquired' && acquired.sendId === claim.sendId))
+    return false;
+  try {
+    await requests.createRequest(admittedRequest(createRequest.request, principal), createRequest.due);
+    return true;
+  } catch (error) {
+    // An id stored already is a refusal, answered as `created: false`; anything else (the store
+    // is down) is the caller's to see.
+    if ((await requests.getRequest(createRequest.request.id)) !== null) return false;
+    throw error;
+  }
 }

@@ -24,16 +24,16 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        // The admission looks the recipients up and acquires a well-formed Idempotency-Key (unless a
-        // callback address is still to be checked) in its own storage step; the errors of the body,
-        // the callback address and the key are still answered after the admission's, in their order
-        // (docs/behaviour.md#order-of-checks).
+        // The admission looks the recipients up, acquires a well-formed Idempotency-Key and stores an
+        // interactive request (unless a callback address is still to be checked, or the key is
+        // malformed) in its own storage step; the errors of the body, the callback address and the
+        // key are still answered after the admission's, in their order (docs/behaviour.md#order-of-checks).
         const idempotencyKey = request.headers['idempotency-key'];
         const wellFormedKey =
           idempotencyKey !== undefined && idempotencyKeyPattern.test(idempotencyKey)
             ? idempotencyKey
             : undefined;
-        const { principal, input, users, claimed } = await admitSend(
+        const { principal, input, users, claimed, created } = await admitSend(
           context,
           request.headers['x-api-key'],
           request.clientAddress,
@@ -42,7 +42,7 @@ export function apiRoutes(context: CoreContext): Route[] {
             if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
             return parsed.data;
           },
-          wellFormedKey,
+          { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },
         );
         const callbackUrl = input.response_request?.callback_url;
         if (callbackUrl !== undefined) await checkCallbackUrl(context, callbackUrl);
@@ -55,6 +55,7 @@ export function apiRoutes(context: CoreContext): Route[] {
         const response = await sendIdempotently(context, principal, input, wellFormedKey, {
           found: users,
           claimed,
+          created,
         });
         return {
           status: response.status,

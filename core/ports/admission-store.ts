@@ -1,6 +1,8 @@
 import type { Principal, User } from '../domain/directory.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { IdempotencyAcquisition, IdempotencyTiming } from './idempotency-store.js';
 import type { BucketSpec } from './rate-limit-store.js';
+import type { DueWorkChanges } from './request-store.js';
 
 /** The rate of a bucket whose key the store derives from the principal it finds. */
 export type BucketRate = Pick<BucketSpec, 'capacity' | 'refillPerSecond'>;
@@ -38,7 +40,34 @@ export interface AdmissionRequest {
    * Not acted on for any other outcome.
    */
   idempotency?: IdempotencyClaim;
+  /**
+   * An interactive request to store when the request is `admitted`, every address of
+   * `recipientEmails` (which it needs) matched a user, and the `idempotency` claim, if any, was
+   * acquired under its proposed send id (a new attempt, not a repeat nor a resumed one): an
+   * interactive send learns who sends it and stores its request in the admission's step, sparing it
+   * a round trip. Stored as `RequestStore.createRequest` stores it, with its due work, in the key's
+   * organization ({@link admittedRequest}); not when its id exists already. Not acted on otherwise.
+   */
+  createRequest?: RequestToCreate;
 }
+
+/** What {@link AdmissionRequest.createRequest} asks to store. */
+export interface RequestToCreate {
+  /** The request but for what only the admission finds: its organization and its sender. */
+  request: Omit<InteractiveRequest, 'organizationId' | 'sender'>;
+  /** Applied with the insert, as `RequestStore.createRequest` applies it. */
+  due: DueWorkChanges;
+}
+
+/** The request of {@link RequestToCreate} as sent by the admitted key's owner, in its organization. */
+export const admittedRequest = (
+  request: RequestToCreate['request'],
+  principal: Principal,
+): InteractiveRequest => ({
+  ...request,
+  organizationId: principal.organization.id,
+  sender: { userId: principal.user.id, name: principal.user.name },
+});
 
 /** What {@link AdmissionRequest.idempotency} asks to acquire: the arguments of `IdempotencyStore.acquire`. */
 export interface IdempotencyClaim {
@@ -62,9 +91,16 @@ export type Admission =
    * A valid key; one token was taken from the key's bucket and one from the organization's. `users`:
    * the users found for `recipientEmails` (as `findUsersByEmail` answers them), present exactly when
    * the request gave them. `idempotency`: what acquiring the request's `idempotency` claim found,
-   * present exactly when the request gave one.
+   * present exactly when the request gave one. `created`: whether the request's `createRequest` was
+   * stored, present exactly when the request gave one.
    */
-  | { outcome: 'admitted'; principal: Principal; users?: User[]; idempotency?: IdempotencyAcquisition };
+  | {
+      outcome: 'admitted';
+      principal: Principal;
+      users?: User[];
+      idempotency?: IdempotencyAcquisition;
+      created?: boolean;
+    };
 
 /**
  * The gate of every API request (docs/behaviour.md#rate-limits, docs/behaviour.md#api-keys): authentication and both rate limits in one
@@ -86,7 +122,8 @@ export interface AdmissionStore {
    * one round trip, the lookup of `recipientEmails` included); MongoDB composes its directory and
    * rate-limit operations (see its adapter). The lookup of the recipients need not be atomic with the
    * decision: it reads, after it, what `findUsersByEmail` would; the acquisition of `idempotency`
-   * need not be either: it is, after it, what `IdempotencyStore.acquire` would do.
+   * need not be either: it is, after it, what `IdempotencyStore.acquire` would do; nor the insert of
+   * `createRequest`: it is, after both, what `RequestStore.createRequest` would do.
    */
   admit: (request: AdmissionRequest) => Promise<Admission>;
 }

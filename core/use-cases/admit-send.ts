@@ -1,36 +1,58 @@
 import type { CoreContext } from '../context.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
+import { admittedRequest, type RequestToCreate } from '../ports/admission-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { type AdmittedRequest, admitWithExtras } from './authenticate.js';
 import { recipientSpellings } from './resolve-recipients.js';
 import { idempotencyClaim, type SendPreparation } from './send-idempotently.js';
+import { newSendId, requestDraft, timeoutDue } from './send-notification.js';
 
 /**
  * An admitted send: its caller, its validated body, the users its recipients matched when known,
- * and the claim of its idempotency key made in the admission's step, if any.
+ * the claim of its idempotency key made in the admission's step, if any, and its interactive
+ * request when the admission stored it.
  */
-export interface AdmittedSend extends Omit<AdmittedRequest, 'idempotency'> {
+export interface AdmittedSend extends Omit<AdmittedRequest, 'idempotency' | 'created'> {
   input: NotifyRequest;
   claimed?: SendPreparation['claimed'];
+  created?: InteractiveRequest;
+}
+
+/** What a send presented besides its body, as far as its admission is concerned. */
+export interface SendAdmissionOptions {
+  /**
+   * A well-formed `Idempotency-Key`: acquired in the admission's step too when the body is valid
+   * and names no callback URL, whose check comes before idempotency and may still refuse the send (a
+   * refusal must leave the key unused).
+   */
+  idempotencyKey?: string;
+  /**
+   * False when the send is to be refused after its admission whatever the admission finds (a
+   * malformed `Idempotency-Key`): its interactive request is then not stored in the admission's step.
+   */
+  mayStore: boolean;
 }
 
 /**
  * Admits a send (docs/http-api.md#post-apinotify) as `admitRequest` does, reading its body first so
- * that the admission looks its recipients up in the same storage step. The order of checks stays
- * what a caller sees (docs/behaviour.md#order-of-checks): a refused body is answered only once the
- * request is admitted, and a refused admission is answered whatever the body.
+ * that the admission looks its recipients up, and stores an interactive send's request, in the same
+ * storage step. The order of checks stays what a caller sees (docs/behaviour.md#order-of-checks): a
+ * refused body is answered only once the request is admitted, and a refused admission is answered
+ * whatever the body. The request is stored only when nothing after the admission can refuse the
+ * send but its delivery: not when the body names a callback URL (checked after the admission), and
+ * the store stores it only when every recipient is known and the idempotency key, if any, was
+ * acquired for a new attempt.
  *
  * @param readBody parses and validates the body; what it throws is thrown after the admission.
- * @param idempotencyKey a well-formed `Idempotency-Key`: acquired in the admission's step too when the
- *   body is valid and names no callback URL, whose check comes before idempotency and may still
- *   refuse the send (a refusal must leave the key unused). Whoever gets `claimed` back must pass it
- *   to `sendIdempotently`, which ends the acquisition.
+ * Whoever gets `claimed` back must pass it to `sendIdempotently`, which ends the acquisition, and
+ * `created` with it.
  */
 export async function admitSend(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
   readBody: () => NotifyRequest,
-  idempotencyKey?: string,
+  { idempotencyKey, mayStore }: SendAdmissionOptions = { mayStore: true },
 ): Promise<AdmittedSend> {
   let body: { input: NotifyRequest } | { error: unknown };
   try {
@@ -43,14 +65,47 @@ export async function admitSend(
     throw body.error;
   }
   const { input } = body;
-  const recipientEmails = [...recipientSpellings(input.user_emails).keys()];
+  const spellings = recipientSpellings(input.user_emails);
+  const recipientEmails = [...spellings.keys()];
+  const callbackUrl = input.response_request?.callback_url;
   const claim =
-    idempotencyKey === undefined || input.response_request?.callback_url !== undefined
+    idempotencyKey === undefined || callbackUrl !== undefined
       ? undefined
       : idempotencyClaim(context, input, idempotencyKey);
-  const { idempotency: acquisition, ...admitted } = await admitWithExtras(context, apiKey, clientAddress, {
+  const createRequest: RequestToCreate | undefined =
+    input.response_request === undefined || callbackUrl !== undefined || !mayStore
+      ? undefined
+      : draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input));
+  const {
+    idempotency: acquisition,
+    created,
+    ...admitted
+  } = await admitWithExtras(context, apiKey, clientAddress, {
     recipientEmails,
     idempotency: claim,
+    createRequest,
   });
-  return { ...admitted, input, ...(claim === undefined ? {} : { claimed: { claim, acquisition } }) };
+  return {
+    ...admitted,
+    input,
+    ...(claim === undefined ? {} : { claimed: { claim, acquisition } }),
+    ...(created === true && createRequest !== undefined
+      ? { created: admittedRequest(createRequest.request, admitted.principal) }
+      : {}),
+  };
+}
+
+function draftWithTimeout(
+  context: CoreContext,
+  input: NotifyRequest,
+  spellings: ReadonlyMap<string, string>,
+  id: string,
+): RequestToCreate {
+  const request = requestDraft(
+    context,
+    input,
+    [...spellings].map(([key, email]) => ({ key, email })),
+    id,
+  );
+  return { request, due: timeoutDue(request) };
 }

@@ -64,10 +64,12 @@ export interface AdmittedRequest {
    * acquire it: then the caller acquires it itself).
    */
   idempotency?: IdempotencyAcquisition;
+  /** Whether the `createRequest` given was stored; absent when none was given. */
+  created?: boolean;
 }
 
 /** What an admission does in its storage step besides deciding, once the request is admitted. */
-export type AdmissionExtras = Pick<AdmissionRequest, 'recipientEmails' | 'idempotency'>;
+export type AdmissionExtras = Pick<AdmissionRequest, 'recipientEmails' | 'idempotency' | 'createRequest'>;
 
 /**
  * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency): authenticates it as {@link authenticate} does, then
@@ -85,7 +87,8 @@ export async function admitRequest(
 /**
  * Admits an API request as {@link admitRequest} does and, once it is admitted, does the `extras` in
  * the same storage step: looks up the users of its organization whose normalized addresses are
- * `recipientEmails`, and acquires its idempotency key (a send's: a round trip fewer for each).
+ * `recipientEmails`, acquires its idempotency key and stores its interactive request (a send's: a
+ * round trip fewer for each).
  */
 export async function admitWithExtras(
   context: CoreContext,
@@ -121,6 +124,7 @@ export async function admitWithExtras(
         principal: admission.principal,
         ...(admission.users === undefined ? {} : { users: admission.users }),
         ...(admission.idempotency === undefined ? {} : { idempotency: admission.idempotency }),
+        ...(admission.created === undefined ? {} : { created: admission.created }),
       };
   }
 }

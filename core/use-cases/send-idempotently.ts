@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import type { Principal, User } from '../domain/directory.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { isNotifyError, NotifyError } from '../errors.js';
 import type { IdempotencyClaim } from '../ports/admission-store.js';
 import type { IdempotencyAcquisition, IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
@@ -44,6 +45,11 @@ export interface SendPreparation {
    * store did not acquire it, it is acquired here with the same claim.
    */
   claimed?: { claim: IdempotencyClaim; acquisition?: IdempotencyAcquisition };
+  /**
+   * The interactive request the admission stored for this send (under the claim's send id when
+   * there is a claim); stored here otherwise.
+   */
+  created?: InteractiveRequest;
 }
 
 /**
@@ -56,7 +62,7 @@ export async function sendIdempotently(
   principal: Principal,
   input: NotifyRequest,
   idempotencyKey: string | undefined,
-  { found, claimed }: SendPreparation = {},
+  { found, claimed, created }: SendPreparation = {},
 ): Promise<SendResponse> {
   // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
   // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
@@ -67,10 +73,10 @@ export async function sendIdempotently(
       : Promise.resolve().then(() => matchRecipients(recipientSpellings(input.user_emails), found));
   recipients.catch(() => undefined);
   if (idempotencyKey === undefined) {
-    const sendId = newSendId(context, input);
     const sent = await sendNotification(context, principal, input, await recipients, {
-      sendId,
+      sendId: created?.id ?? newSendId(context, input),
       resumed: false,
+      ...(created === undefined ? {} : { created }),
     });
     return { ...answer(200, sent), replayed: false };
   }
@@ -103,6 +109,7 @@ export async function sendIdempotently(
         sendId: acquired.sendId,
         // The store answers the proposed id unless an earlier attempt of the key holds another.
         resumed: acquired.sendId !== sendId,
+        ...(created?.id === acquired.sendId ? { created } : {}),
       }),
     );
   } catch (error) {

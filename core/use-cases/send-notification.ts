@@ -3,6 +3,8 @@ import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
+import { admittedRequest, type RequestToCreate } from '../ports/admission-store.js';
+import type { DueWorkChanges } from '../ports/request-store.js';
 import { plainView, requestViews } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
@@ -15,6 +17,8 @@ export interface SendAttempt {
   sendId: string;
   /** True when the send resumes an earlier attempt with the same idempotency key. */
   resumed: boolean;
+  /** The interactive request under `sendId`, when the admission stored it already (`admitSend`). */
+  created?: InteractiveRequest;
 }
 
 /** A fresh id for a send of `input`: a request id when it is interactive, a notification id otherwise. */
@@ -62,20 +66,12 @@ async function sendInteractive(
 ): Promise<RequestCreated> {
   // An earlier attempt may have stopped before storing the request.
   const stored = attempt.resumed ? await context.storage.requests.getRequest(attempt.sendId) : null;
-  const request = stored ?? newRequest(context, principal, input, recipients, attempt.sendId);
+  const request =
+    stored ??
+    attempt.created ??
+    admittedRequest(requestDraft(context, input, recipients, attempt.sendId), principal);
   if (!stored) {
-    await context.storage.requests.createRequest(request, {
-      enqueue: [
-        {
-          id: timeoutItemId(request.id),
-          kind: 'timeout',
-          requestId: request.id,
-          runAt: request.expiresAt,
-          attempt: 0,
-        },
-      ],
-      cancel: [],
-    });
+    if (!attempt.created) await context.storage.requests.createRequest(request, timeoutDue(request));
     context.dueWork.poke();
   }
   const { unreached, requestVersions } = await deliverCopies(
@@ -103,19 +99,18 @@ async function sendInteractive(
   };
 }
 
-function newRequest(
+/** An interactive request as a send of `input` stores it, but for its organization and sender. */
+export function requestDraft(
   context: CoreContext,
-  principal: Principal,
   input: NotifyRequest,
-  recipients: ResolvedRecipient[],
+  recipients: readonly Pick<ResolvedRecipient, 'key' | 'email'>[],
   id: string,
-): InteractiveRequest {
+): RequestToCreate['request'] {
   const responseRequest = input.response_request;
   if (!responseRequest) throw new TypeError('an interactive request needs response_request');
   const now = context.clock.now();
   return {
     id,
-    organizationId: principal.organization.id,
     version: 0,
     status: 'pending',
     message: input.message,
@@ -126,7 +121,6 @@ function newRequest(
     expiresAt: now + Math.round(responseRequest.timeout_minutes * 60_000),
     finishedAt: null,
     externalReferenceId: input.external_reference_id ?? null,
-    sender: { userId: principal.user.id, name: principal.user.name },
     callback: responseRequest.callback_url
       ? { url: responseRequest.callback_url, secret: generateCallbackSecret() }
       : null,
@@ -139,6 +133,20 @@ function newRequest(
     })),
   };
 }
+
+/** The due work stored with a new request: its timeout. */
+export const timeoutDue = (request: Pick<InteractiveRequest, 'id' | 'expiresAt'>): DueWorkChanges => ({
+  enqueue: [
+    {
+      id: timeoutItemId(request.id),
+      kind: 'timeout',
+      requestId: request.id,
+      runAt: request.expiresAt,
+      attempt: 0,
+    },
+  ],
+  cancel: [],
+});
 
 /**
  * A click on a copy delivered early may have changed the request while later copies were still

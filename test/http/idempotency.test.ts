@@ -249,6 +249,49 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
     });
   });
 
+  describe('an interactive send refused after its admission, which stores a request only when nothing but delivery can refuse it', () => {
+    it.each([
+      ['a malformed Idempotency-Key', interactiveBody(), 'clé', 400],
+      [
+        'an unknown recipient',
+        interactiveBody({ user_emails: ['bob@acme.test', 'nobody@acme.test'] }),
+        undefined,
+        422,
+      ],
+      [
+        'an unknown recipient, with a key',
+        interactiveBody({ user_emails: ['nobody@acme.test'] }),
+        'k-unknown',
+        422,
+      ],
+      [
+        'a refused callback address',
+        interactiveBody({}, { callback_url: 'https://hooks.example.com/done' }),
+        undefined,
+        422,
+      ],
+    ] as const)(
+      'stores no request for %s: no timeout is scheduled, nothing is delivered',
+      async (_name, body, key, status) => {
+        await start();
+        expectError(await send(host, body, key === undefined ? {} : { idempotencyKey: key }), status);
+        expect(await host.storage.dueWork.nextRunAt()).toBeNull();
+        expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+      },
+    );
+
+    it('stores the request of an accepted send once, whether or not it carries a key', async () => {
+      await start();
+      const id = expectFresh(await send(host, interactiveBody())).request_id as string;
+      const keyed = expectFresh(await send(host, interactiveBody(), { idempotencyKey: 'k-once' }))
+        .request_id as string;
+      expect(await host.storage.requests.getRequest(id)).toMatchObject({ id, version: 0, status: 'pending' });
+      expect(await host.storage.requests.getRequest(keyed)).toMatchObject({ id: keyed, version: 0 });
+      const due = await host.storage.dueWork.claim(Number.MAX_SAFE_INTEGER, 10, 1000);
+      expect(due.map((item) => item.requestId).sort()).toEqual([id, keyed].sort());
+    });
+  });
+
   describe('expiry after 24 hours', () => {
     it('replays until 24 h, and processes anew after 24 h + 1 ms', async () => {
       await start();

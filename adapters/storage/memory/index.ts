@@ -60,7 +60,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
     deliveries,
     idempotency,
     rateLimits,
-    admission: memoryAdmissionStore({ directory, rateLimits, idempotency }),
+    admission: memoryAdmissionStore({ directory, rateLimits, idempotency, requests }),
     dueWork,
     transportState: memoryTransportStateStore({ clock }),
     failedCallbacks: memoryFailedCallbackStore(),

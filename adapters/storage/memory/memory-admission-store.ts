@@ -1,4 +1,9 @@
-import { type AdmissionStore, composedAdmission, type IdempotencyStore } from '../../../core/adapter-kit.js';
+import {
+  type AdmissionStore,
+  composedAdmission,
+  type IdempotencyStore,
+  type RequestStore,
+} from '../../../core/adapter-kit.js';
 import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 import type { MemoryDirectoryStore } from './memory-directory-store.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
@@ -9,21 +14,25 @@ export interface MemoryAdmissionStoreOptions {
   rateLimits: MemoryRateLimitStore;
   /** Where an admitted request's idempotency claim is acquired. */
   idempotency: IdempotencyStore;
+  /** Where an admitted interactive send's request is stored. */
+  requests: RequestStore;
 }
 
 /**
  * Admission over the memory directory and buckets, composed of their synchronous operations so that
  * nothing else runs between the lookup and the takes: one atomic step, as on Redis. The recipients
- * of an admitted request are read from the directory, and its idempotency claim acquired, after it.
+ * of an admitted request are read from the directory, its idempotency claim acquired and its
+ * interactive request stored, after it.
  */
 export function memoryAdmissionStore({
   directory,
   rateLimits,
   idempotency,
+  requests,
 }: MemoryAdmissionStoreOptions): AdmissionStore {
   const decided = composedAdmission({
     findPrincipal: (digest) => directory.principalByDigest(digest),
     take: (buckets, count) => rateLimits.takeNow(buckets, count),
   });
-  return admissionWithFollowUps(decided, { directory, idempotency });
+  return admissionWithFollowUps(decided, { directory, idempotency, requests });
 }

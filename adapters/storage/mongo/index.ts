@@ -48,13 +48,14 @@ export function mongoStorage(options: MongoStorageOptions): StoragePorts {
   const directory = mongoDirectoryStore(collections);
   const rateLimits = mongoRateLimitStore(collections);
   const idempotency = mongoIdempotencyStore(collections);
+  const requests = mongoRequestStore(collections);
   return {
     directory,
-    requests: mongoRequestStore(collections),
+    requests,
     deliveries: mongoDeliveryStore(collections),
     idempotency,
     rateLimits,
-    admission: mongoAdmissionStore({ directory, rateLimits, idempotency }),
+    admission: mongoAdmissionStore({ directory, rateLimits, idempotency, requests }),
     dueWork: mongoDueWorkStore(collections),
     transportState: mongoTransportStateStore(collections),
     failedCallbacks: mongoFailedCallbackStore(collections),

@@ -8,7 +8,8 @@
  * A valid key never reads the failed-authentication bucket. A key revoked between the lookup and the take is admitted once, as
  * if the request had arrived just before the revocation; the next request sees it. An admitted
  * request that names recipients (`recipientEmails`) or carries an idempotency claim costs one more
- * round trip: the directory's `findUsersByEmail` and the idempotency store's `acquire`, side by side.
+ * round trip: the directory's `findUsersByEmail` and the idempotency store's `acquire`, side by side;
+ * one that stores an interactive request (`createRequest`) one more, the request store's insert.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import {
   type DirectoryStore,
   type IdempotencyStore,
   type RateLimitStore,
+  type RequestStore,
 } from '../../../core/adapter-kit.js';
 import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 
@@ -26,6 +28,7 @@ export interface MongoAdmissionStoreOptions {
   directory: DirectoryStore;
   rateLimits: RateLimitStore;
   idempotency: IdempotencyStore;
+  requests: RequestStore;
 }
 
 /** Admission on MongoDB; see the module comment for its round trips and atomicity. */
@@ -33,10 +36,11 @@ export function mongoAdmissionStore({
   directory,
   rateLimits,
   idempotency,
+  requests,
 }: MongoAdmissionStoreOptions): AdmissionStore {
   const decided = composedAdmission({
     findPrincipal: (digest) => directory.findPrincipalByDigest(digest),
     take: (buckets, count) => rateLimits.take(buckets, count),
   });
-  return admissionWithFollowUps(decided, { directory, idempotency });
+  return admissionWithFollowUps(decided, { directory, idempotency, requests });
 }

@@ -4,6 +4,7 @@ import {
   apiKeyBucketKey,
   organizationBucketKey,
 } from '../../../core/adapter-kit.js';
+import { encodeDueChanges } from './due-changes.js';
 import { admitScript } from './lua/admission-lua.js';
 import { principalFrom, principalKeys, usersFrom } from './redis-directory-store.js';
 import { acquireArguments, acquisitionFrom } from './redis-idempotency-store.js';
@@ -17,7 +18,7 @@ import { asArray, asString } from './replies.js';
  * failed-authentication bucket of an invalid one, on the Redis server's clock, with the buckets and
  * arithmetic of the rate-limit store; then, when admitted, the recipients' lookup of the directory
  * store, on the same keys, and the acquisition of its idempotency claim as the idempotency store
- * acquires it.
+ * acquires it, and the insert of its interactive request as the request store inserts it.
  */
 export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): AdmissionStore {
   // The script learns the ids from the key it finds, and appends them to these.
@@ -32,6 +33,7 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
       perOrganization,
       recipientEmails,
       idempotency,
+      createRequest,
     }): Promise<Admission> {
       const [outcome, ...found] = asArray(
         await redis.evalScript(
@@ -57,11 +59,25 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
                   idempotency.fingerprint,
                   ...acquireArguments(idempotency.sendId, idempotency.timing),
                 ]),
+            ...(createRequest === undefined
+              ? ['', '', '', '', '', '', '']
+              : [
+                  '1',
+                  keys.request(createRequest.request.id),
+                  JSON.stringify(createRequest.request).slice(1),
+                  String(createRequest.request.version),
+                  keys.dueItemBase,
+                  keys.due,
+                  keys.sequence,
+                ]),
+            String(recipientEmails?.length ?? 0),
             ...(recipientEmails ?? []).map((email) => JSON.stringify(email)),
+            ...(createRequest === undefined ? [] : encodeDueChanges(createRequest.due)),
           ],
         ),
       );
-      // The principal's tuple has five entries; when admitted, the acquisition and the users found follow it.
+      // The principal's tuple has five entries; when admitted, the acquisition, whether the request
+      // was created and the users found follow it.
       const principal = found.slice(0, 5);
       switch (asString(outcome)) {
         case 'blocked':
@@ -72,8 +88,9 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
           return {
             outcome: 'admitted',
             principal: principalFrom(principal),
-            ...(recipientEmails === undefined ? {} : { users: usersFrom(found.slice(6)) }),
+            ...(recipientEmails === undefined ? {} : { users: usersFrom(found.slice(7)) }),
             ...(idempotency === undefined ? {} : { idempotency: acquisitionFrom(found[5]) }),
+            ...(createRequest === undefined ? {} : { created: asString(found[6]) === '1' }),
           };
         case 'limited-key':
           return { outcome: 'limited', by: 'key', principal: principalFrom(principal) };

@@ -2,7 +2,7 @@ import { luaScript } from '../lua-script.js';
 import { findPrincipalLua, findUsersLua, jsonStringLua } from './directory-lua.js';
 import { acquireLua } from './idempotency-lua.js';
 import { takeTokensLua } from './rate-limit-lua.js';
-import { serverNowLua } from './shared-lua.js';
+import { dueLua, serverNowLua } from './shared-lua.js';
 
 /**
  * KEYS: those of `find_principal` (digests, api-keys, last-used, revoked, users, organizations), then
@@ -12,17 +12,24 @@ import { serverNowLua } from './shared-lua.js';
  * organization's ids to the bases); '1' when recipients are looked up ('' otherwise); '1' when an
  * idempotency key is acquired ('' otherwise), then the base of idempotency records, the key as
  * JSON, the fingerprint, the caller's now, the lease end, the ttl in ms and the proposed send id
- * (all '' when none is); then each recipient's normalized email as JSON.
+ * (all '' when none is); '1' when a request is created ('' otherwise), then its key, its JSON
+ * without the opening brace nor `organizationId` and `sender`, its version, the base of due items,
+ * the due set and the sequence (all '' when none is); the number of recipients, then each one's
+ * normalized email as JSON; then the request's encoded due changes.
  * `AdmissionStore.admit` in one script, on the server's clock: {'blocked'} or {'rejected'} for a key
  * that is not valid (only then is the failed-authentication bucket read), or {'admitted' |
  * 'limited-key' | 'limited-organization', ...the principal's tuple}. When admitted, the tuple is
  * followed by what `acquire` answered for the idempotency record of the key's organization (`<base>
- * ["<organization id>","<key>"]`), an empty list when none was asked, then by `find_users` of the
- * recipients' email fields in the key's organization (`["<organization id>","<email>"]`); both keys
- * built as TypeScript builds them.
+ * ["<organization id>","<key>"]`), an empty list when none was asked, then by '1' when the request
+ * was created ('' otherwise), then by `find_users` of the recipients' email fields in the key's
+ * organization (`["<organization id>","<email>"]`); both keys built as TypeScript builds them. The
+ * request is created as the request store's create script does, when every recipient was found and
+ * the idempotency key, if any, was acquired under the proposed send id, with the organization and
+ * sender of the key spliced in as JSON strings: nothing stored is re-encoded. An owner whose name
+ * does not decode creates nothing; the caller then creates the request itself.
  */
 export const admitScript =
-  luaScript(`${serverNowLua}${takeTokensLua}${findPrincipalLua}${findUsersLua}${jsonStringLua}${acquireLua}
+  luaScript(`${serverNowLua}${takeTokensLua}${findPrincipalLua}${findUsersLua}${jsonStringLua}${acquireLua}${dueLua}
 local now = server_now()
 local principal, key = nil, nil
 if ARGV[1] ~= '' then principal, key = find_principal(ARGV[1]) end
@@ -47,10 +54,33 @@ if ARGV[11] == '1' then
     ARGV[18], now)
 end
 table.insert(principal, acquisition)
+local emails = tonumber(ARGV[26])
+local users, distinct = {}, 0
 if ARGV[10] == '1' then
-  local fields = {}
-  for i = 19, #ARGV do table.insert(fields, organization .. ARGV[i] .. ']') end
-  for _, value in ipairs(find_users(KEYS[8], KEYS[5], fields)) do table.insert(principal, value) end
+  local fields, seen = {}, {}
+  for i = 27, 26 + emails do
+    if not seen[ARGV[i]] then
+      seen[ARGV[i]] = true
+      distinct = distinct + 1
+    end
+    table.insert(fields, organization .. ARGV[i] .. ']')
+  end
+  users = find_users(KEYS[8], KEYS[5], fields)
 end
+local created = ''
+if ARGV[19] == '1' and ARGV[10] == '1' and #users == 2 * distinct
+    and (ARGV[11] ~= '1' or (acquisition[1] == 'acquired' and acquisition[2] == ARGV[18]))
+    and redis.call('EXISTS', ARGV[20]) == 0 then
+  local decoded, owner = pcall(cjson.decode, principal[5])
+  if decoded and type(owner) == 'table' and type(owner.name) == 'string' then
+    redis.call('HSET', ARGV[20], 'version', ARGV[22], 'json', '{"organizationId":' .. json_string(key.organizationId)
+      .. ',"sender":{"userId":' .. json_string(key.userId) .. ',"name":' .. json_string(owner.name) .. '},'
+      .. ARGV[21])
+    apply_due(ARGV[24], ARGV[23], ARGV[25], ARGV, 27 + emails)
+    created = '1'
+  end
+end
+table.insert(principal, created)
+for _, value in ipairs(users) do table.insert(principal, value) end
 return principal
 `);
