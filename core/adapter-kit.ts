@@ -89,6 +89,8 @@ export { signCallback } from './schemas/callback-signature.js';
 export { limits } from './schemas/notify-request.js';
 export { boundedText, strictObject } from './schemas/text-rules.js';
 export { randomBase62 } from './security/random-id.js';
+export type { AdmissionFollowUps } from './storage-kit/admission-with-follow-ups.js';
+export { admissionWithFollowUps } from './storage-kit/admission-with-follow-ups.js';
 export type { AdmissionParts } from './storage-kit/composed-admission.js';
 export { composedAdmission } from './storage-kit/composed-admission.js';
 export { reportUnavailable, toStorageError } from './storage-kit/unavailable.js';

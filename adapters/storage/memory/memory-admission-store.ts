@@ -1,10 +1,10 @@
 import {
   type AdmissionStore,
+  admissionWithFollowUps,
   composedAdmission,
   type IdempotencyStore,
   type RequestStore,
 } from '../../../core/adapter-kit.js';
-import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 import type { MemoryDirectoryStore } from './memory-directory-store.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 

@@ -15,13 +15,13 @@
  */
 import {
   type AdmissionStore,
+  admissionWithFollowUps,
   composedAdmission,
   type DirectoryStore,
   type IdempotencyStore,
   type RateLimitStore,
   type RequestStore,
 } from '../../../core/adapter-kit.js';
-import { admissionWithFollowUps } from '../admission-with-follow-ups.js';
 
 /** Options of {@link mongoAdmissionStore}: the stores it composes. */
 export interface MongoAdmissionStoreOptions {

@@ -1,15 +1,8 @@
-import {
-  type AdmissionRequest,
-  type AdmissionStore,
-  admittedRequest,
-  type DirectoryStore,
-  type IdempotencyAcquisition,
-  type IdempotencyStore,
-  normalizeEmail,
-  type Principal,
-  type RequestStore,
-  type User,
-} from '../../core/adapter-kit.js';
+import { normalizeEmail, type Principal, type User } from '../domain/directory.js';
+import { type AdmissionRequest, type AdmissionStore, admittedRequest } from '../ports/admission-store.js';
+import type { DirectoryStore } from '../ports/directory-store.js';
+import type { IdempotencyAcquisition, IdempotencyStore } from '../ports/idempotency-store.js';
+import type { RequestStore } from '../ports/request-store.js';
 
 /** The stores whose operations complete an admission in {@link admissionWithFollowUps}. */
 export interface AdmissionFollowUps {
