@@ -10,7 +10,7 @@ import { cpus, freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quick } from './options.js';
-import { targetSummary } from './summary.js';
+import { targetSummary, youngGenerationRuns } from './summary.js';
 
 /** One benchmark script and what it measures. */
 interface Benchmark {
@@ -24,9 +24,7 @@ interface Benchmark {
   args?: string[];
 }
 
-/** The young generations that docs/performance.md suggests to operators with many pending requests. */
-const tunedYoungGeneration = '--max-semi-space-size=64';
-const largeYoungGeneration = '--max-semi-space-size=256';
+const { tuned, large } = youngGenerationRuns;
 
 const benchmarks: Benchmark[] = [
   { file: 'http.ts', title: 'HTTP throughput against the bare frameworks (autocannon)' },
@@ -38,16 +36,16 @@ const benchmarks: Benchmark[] = [
   { file: 'pending-scale.ts', title: 'Pending interactive requests: bytes and expiries' },
   {
     file: 'pending-scale.ts',
-    id: 'pending-scale-tuned',
-    title: `Pending interactive requests on memory, with Node's ${tunedYoungGeneration}`,
-    nodeOptions: [tunedYoungGeneration],
+    id: tuned.id,
+    title: `Pending interactive requests on memory, with Node's ${tuned.flag}`,
+    nodeOptions: [tuned.flag],
     args: ['--memory-only'],
   },
   {
     file: 'pending-scale.ts',
-    id: 'pending-scale-large-young',
-    title: `The largest number pending on memory, with Node's ${largeYoungGeneration}`,
-    nodeOptions: [largeYoungGeneration],
+    id: large.id,
+    title: `The largest number pending on memory, with Node's ${large.flag}`,
+    nodeOptions: [large.flag],
     args: ['--memory-only', '--largest-only'],
   },
   { file: 'scavenge-cost.ts', title: 'What a young-generation collection costs as the old generation grows' },

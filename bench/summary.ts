@@ -100,7 +100,17 @@ function roundTripRows(figures: unknown): Row[] {
   );
 }
 
-/** A run of the memory figures with a larger young generation (docs/performance.md), and its flag. */
+/**
+ * The runs of `bench/pending-scale.ts` on memory with the larger young generations that
+ * docs/performance.md suggests to operators with many pending requests: their id among the
+ * figures, and Node's flag.
+ */
+export const youngGenerationRuns = {
+  tuned: { id: 'pending-scale-tuned', flag: '--max-semi-space-size=64' },
+  large: { id: 'pending-scale-large-young', flag: '--max-semi-space-size=256' },
+} as const;
+
+/** A run of the memory figures with a larger young generation, and its flag. */
 interface TunedRun {
   flag: string;
   figures: unknown;
@@ -187,10 +197,10 @@ export function targetSummary(figuresByFile: ReadonlyMap<string, unknown>): stri
     ...roundTripRows(figuresByFile.get('redis-round-trips.ts')),
     ...retentionRows(figuresByFile.get('retention-memory.ts')),
     ...standaloneRows(figuresByFile.get('standalone-memory.ts')),
-    ...pendingRows(figuresByFile.get('pending-scale.ts'), [
-      { flag: '--max-semi-space-size=64', figures: figuresByFile.get('pending-scale-tuned') },
-      { flag: '--max-semi-space-size=256', figures: figuresByFile.get('pending-scale-large-young') },
-    ]),
+    ...pendingRows(
+      figuresByFile.get('pending-scale.ts'),
+      Object.values(youngGenerationRuns).map(({ id, flag }) => ({ flag, figures: figuresByFile.get(id) })),
+    ),
     ...fanOutRows(figuresByFile.get('fan-out.ts')),
   ];
   return [
