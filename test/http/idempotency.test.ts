@@ -280,8 +280,19 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
       },
     );
 
-    it('stores the request of an accepted send once, whether or not it carries a key', async () => {
-      await start();
+    it("stores the request of an accepted send once, in the admission's step, whether or not it carries a key", async () => {
+      // The request store as the core sees it: a create through it would be a storage step of its
+      // own; the admission's insert goes to the store behind it.
+      const storage = memoryStorage();
+      const creates: string[] = [];
+      const requests = {
+        ...storage.requests,
+        createRequest: (...args: Parameters<typeof storage.requests.createRequest>) => {
+          creates.push(args[0].id);
+          return storage.requests.createRequest(...args);
+        },
+      };
+      await start({ storage: { ...storage, requests } });
       const id = expectFresh(await send(host, interactiveBody())).request_id as string;
       const keyed = expectFresh(await send(host, interactiveBody(), { idempotencyKey: 'k-once' }))
         .request_id as string;
@@ -289,6 +300,7 @@ describe.each(hostKinds)('Idempotency-Key (%s)', (kind) => {
       expect(await host.storage.requests.getRequest(keyed)).toMatchObject({ id: keyed, version: 0 });
       const due = await host.storage.dueWork.claim(Number.MAX_SAFE_INTEGER, 10, 1000);
       expect(due.map((item) => item.requestId).sort()).toEqual([id, keyed].sort());
+      expect(creates).toEqual([]);
     });
   });
 
