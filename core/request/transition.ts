@@ -1,4 +1,4 @@
-import { match, P } from 'ts-pattern';
+import { match } from 'ts-pattern';
 import type { InteractiveRequest, RecipientState } from '../domain/interactive-request.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome, TransitionResult } from './events.js';
 
@@ -74,16 +74,20 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
   };
 }
 
+/** Patterns of the events, built once: a transition runs for every click and every timeout. */
+const timeoutEvent = { type: 'timeout' } as const;
+const clickEvent = { type: 'click' } as const;
+
 /**
  * The lifecycle of an interactive request (docs/behaviour.md#lifecycle, docs/behaviour.md#status-semantics) as a pure function: no clock, no
  * I/O. A finished request ignores everything. A click that arrives at or after the expiry finishes
  * the request as the timeout would, and is not counted.
  */
 export function transition(state: InteractiveRequest, event: RequestEvent): TransitionResult {
-  return match<[InteractiveRequest, RequestEvent], TransitionResult>([state, event])
-    .with([{ status: 'finished' }, P._], () => unchanged(state, 'finished'))
-    .with([P._, { type: 'timeout' }], ([, e]) => expire(state, e.at))
-    .with([P._, { type: 'click' }], ([, e]) =>
+  if (state.status === 'finished') return unchanged(state, 'finished');
+  return match<RequestEvent, TransitionResult>(event)
+    .with(timeoutEvent, (e) => expire(state, e.at))
+    .with(clickEvent, (e) =>
       e.at >= state.expiresAt ? { ...expire(state, e.at), outcome: 'finished' } : click(state, e),
     )
     .exhaustive();
