@@ -1,7 +1,6 @@
 import {
   asyncScheduler,
   concatMap,
-  defer,
   finalize,
   firstValueFrom,
   type GroupedObservable,
@@ -127,12 +126,23 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   }
 
-  /** Runs one envelope, unless `close` already rejected it while it waited in its queue. */
+  /**
+   * Runs one envelope, unless `close` already rejected it while it waited in its queue, and settles
+   * it in its group once done. The group's queue takes the promise itself: wrapping it in an
+   * observable of its own would cost every event a few more objects.
+   */
   const run = (envelope: Envelope): Promise<void> => {
-    if (!queued.delete(envelope)) return Promise.resolve();
+    const { requestId } = envelope.event;
+    if (!queued.delete(envelope)) {
+      settle(requestId);
+      return Promise.resolve();
+    }
     const work = apply(envelope.event).then(envelope.resolve, envelope.reject);
     running.add(work);
-    return work.finally(() => running.delete(work));
+    return work.then(() => {
+      running.delete(work);
+      settle(requestId);
+    });
   };
 
   /** Closes a request's group once every event dispatched to it has settled. */
@@ -149,13 +159,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   const subscription = events$
     .pipe(
       groupBy((envelope) => envelope.event.requestId, { duration: untilDrained }),
-      mergeMap((group) =>
-        group.pipe(
-          concatMap((envelope) =>
-            defer(() => run(envelope)).pipe(finalize(() => settle(envelope.event.requestId))),
-          ),
-        ),
-      ),
+      mergeMap((group) => group.pipe(concatMap(run))),
     )
     .subscribe();
 
