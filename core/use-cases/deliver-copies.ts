@@ -2,6 +2,8 @@ import type { CoreContext } from '../context.js';
 import { normalizeEmail, type Organization, type User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import { isNotifyError } from '../errors.js';
+import type { ChatTransport } from '../ports/chat-transport.js';
+import type { DeliveryRecord } from '../ports/delivery-store.js';
 
 /** A recipient of a send, resolved against the directory. */
 export interface ResolvedRecipient {
@@ -106,10 +108,36 @@ export async function deliverCopies(
   return { unreached: recipients.filter((_, index) => !reached[index]), requestVersions };
 }
 
+/** Brings one delivered copy to `view`; answers false when the platform failed (it is logged). */
+async function updateCopy(
+  context: CoreContext,
+  transport: ChatTransport,
+  organization: Organization,
+  user: User,
+  copy: DeliveryRecord,
+  view: MessageView,
+): Promise<boolean> {
+  try {
+    const address = await transport.address(user, organization);
+    if (!address) return true;
+    await transport.update({ organization, recipient: copy.recipient, address, message: view }, copy.ref);
+    return true;
+  } catch (error) {
+    context.logger.warn('could not update a delivered message; it is refreshed later', {
+      sendId: copy.sendId,
+      platform: copy.platform,
+      error: String(error),
+    });
+    return false;
+  }
+}
+
 /**
  * Replaces every delivered copy of a send for the given recipients with a fresh view, and answers
  * how many copies could not be updated. Failures are logged, not thrown: the state is already
  * stored, and a platform that is down must not undo a click; the caller schedules a refresh.
+ * A timeout updates every copy of every request that falls due, so this allocates little: one
+ * promise per copy and no closure.
  */
 export async function updateCopies(
   context: CoreContext,
@@ -125,32 +153,18 @@ export async function updateCopies(
     deliveries.listDeliveries(sendId),
   ]);
   if (!organization) return 0;
-  const wanted = new Set(recipientKeys);
-  const userByKey = new Map(users.map((user) => [normalizeEmail(user.email), user]));
-  const updated = await Promise.all(
-    copies
-      .filter((copy) => wanted.has(copy.recipient))
-      .map(async (copy) => {
-        const transport = context.transports.find((t) => t.platform === copy.platform);
-        const user = userByKey.get(copy.recipient);
-        if (!transport || !user) return true;
-        try {
-          const address = await transport.address(user, organization);
-          if (!address) return true;
-          await transport.update(
-            { organization, recipient: copy.recipient, address, message: viewFor(copy.recipient) },
-            copy.ref,
-          );
-          return true;
-        } catch (error) {
-          context.logger.warn('could not update a delivered message; it is refreshed later', {
-            sendId,
-            platform: copy.platform,
-            error: String(error),
-          });
-          return false;
-        }
-      }),
-  );
-  return updated.filter((ok) => !ok).length;
+  // The users were looked up by `recipientKeys`: a copy whose recipient has none is not wanted.
+  const userByKey = new Map<string, User>();
+  for (const user of users) userByKey.set(normalizeEmail(user.email), user);
+  const updates: Promise<boolean>[] = [];
+  for (const copy of copies) {
+    const user = userByKey.get(copy.recipient);
+    const transport = user && context.transports.find((t) => t.platform === copy.platform);
+    if (user && transport) {
+      updates.push(updateCopy(context, transport, organization, user, copy, viewFor(copy.recipient)));
+    }
+  }
+  let failed = 0;
+  for (const updated of await Promise.all(updates)) if (!updated) failed += 1;
+  return failed;
 }
