@@ -53,8 +53,24 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
     return ttl === null ? null : clock.now() + ttl;
   };
 
-  const write = (key: string, value: string, version: number, expiresAt: number | null): number => {
-    records.set(flatString(key), { value: flatString(value), version, expiresAt });
+  /**
+   * Writes `value` as the record `key`, whose live entry, if any, is `current`. A rewrite changes
+   * the entry in place: a record rewritten on every click and timeout then adds nothing for the
+   * young generation to copy but its new value.
+   */
+  const write = (
+    key: string,
+    current: StoredRecord | undefined,
+    value: string,
+    expiresAt: number | null,
+  ): number => {
+    const version = (current?.version ?? 0) + 1;
+    if (current === undefined) records.set(flatString(key), { value: flatString(value), version, expiresAt });
+    else {
+      current.value = flatString(value);
+      current.version = version;
+      current.expiresAt = expiresAt;
+    }
     sweepRecords(clock.now());
     return version;
   };
@@ -69,16 +85,12 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
 
     getMany: async (keys) => keys.map(read),
 
-    set: async (key, value, options) => {
-      const expiresAt = expiryOf(options);
-      return write(key, value, (live(records, key)?.version ?? 0) + 1, expiresAt);
-    },
+    set: async (key, value, options) => write(key, live(records, key), value, expiryOf(options)),
 
     compareAndSet: async (key, value, expectedVersion, options) => {
-      const expiresAt = expiryOf(options);
-      const current = live(records, key)?.version ?? null;
-      if (current !== expectedVersion) return null;
-      return write(key, value, (current ?? 0) + 1, expiresAt);
+      const current = live(records, key);
+      if ((current?.version ?? null) !== expectedVersion) return null;
+      return write(key, current, value, expiryOf(options));
     },
 
     delete: async (key) => {
