@@ -213,6 +213,15 @@ describe('requestView', () => {
     expect(viewOf(alice).document).toBe(viewOf(bob).document);
   });
 
+  it('keeps document an own enumerable property, parsed on first read: a spread copy carries it', () => {
+    const view = requestView(request('onTimeout', 'pending', null), alice);
+    expect(Object.keys(view)).toContain('document');
+    expect({ ...view }.document).toEqual(parseMarkdown(message));
+    expect(() => {
+      (view as { document: unknown }).document = null;
+    }).toThrow(TypeError);
+  });
+
   it('does not change the request it renders', () => {
     const r = request('onTimeout', 'pending', 'approve');
     const before = structuredClone(r);
