@@ -1,5 +1,6 @@
 import type { Clock, DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
 import { flatString } from './flat-string.js';
+import { createInterner } from './interner.js';
 import { createLazySweep } from './lazy-sweep.js';
 
 /** Options of {@link memoryDeliveryStore}. */
@@ -29,12 +30,23 @@ interface Send {
   expiresAt: number | null;
 }
 
-/** The copy a store keeps: its own ref, with flat strings, since it may be kept for the whole retention. */
-const storedCopyOf = ({ recipient, platform, ref, deliveredAt }: DeliveryRecord): StoredCopy => {
-  const kept = { ...ref };
-  for (const value of Object.values(kept)) flatString(value);
-  return { recipient: flatString(recipient), platform, ref: kept, deliveredAt };
-};
+/**
+ * Makes the copies a store keeps: their own ref, with flat strings, since a copy may be kept for the
+ * whole retention, and one shared string per recipient address, which every send to it repeats.
+ */
+function createCopyKeeper(): (delivery: DeliveryRecord) => StoredCopy {
+  const addresses = createInterner<string>();
+  return ({ recipient, platform, ref, deliveredAt }) => {
+    const kept = { ...ref };
+    for (const value of Object.values(kept)) flatString(value);
+    return {
+      recipient: addresses.intern(recipient, flatString(recipient)),
+      platform,
+      ref: kept,
+      deliveredAt,
+    };
+  };
+}
 
 const recordOf = (sendId: string, { recipient, platform, ref, deliveredAt }: StoredCopy): DeliveryRecord => ({
   sendId,
@@ -56,6 +68,7 @@ export function memoryDeliveryStore({
 }: MemoryDeliveryStoreOptions): MemoryDeliveryStore {
   const bySend = new Map<string, Send>();
   const sweep = createLazySweep(bySend, isExpired);
+  const storedCopyOf = createCopyKeeper();
 
   const live = (sendId: string): Send | undefined => {
     const send = bySend.get(sendId);
