@@ -4,7 +4,7 @@ import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
 import { admitSend } from '../use-cases/admit-send.js';
 import { admitRequest } from '../use-cases/authenticate.js';
-import { checkCallbackUrl } from '../use-cases/check-callback-url.js';
+import { checkCallbackOfSend } from '../use-cases/check-callback-url.js';
 import { readStatus, requestIdPattern } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
 import { openApiDocument } from './openapi.js';
@@ -24,10 +24,11 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        // The admission looks the recipients up, acquires a well-formed Idempotency-Key and stores an
-        // interactive request (unless a callback address is still to be checked, or the key is
-        // malformed) in its own storage step; the errors of the body, the callback address and the
-        // key are still answered after the admission's, in their order (docs/behaviour.md#order-of-checks).
+        // The admission looks the recipients up, acquires a well-formed Idempotency-Key (unless a
+        // callback address is still to be checked) and stores an interactive request (unless the key
+        // is malformed, or comes with a callback address) in its own storage step; the errors of the
+        // body, the callback address (which withdraws a stored request) and the key are still
+        // answered after the admission's, in their order (docs/behaviour.md#order-of-checks).
         const idempotencyKey = request.headers['idempotency-key'];
         const wellFormedKey =
           idempotencyKey !== undefined && idempotencyKeyPattern.test(idempotencyKey)
@@ -45,7 +46,7 @@ export function apiRoutes(context: CoreContext): Route[] {
           { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },
         );
         const callbackUrl = input.response_request?.callback_url;
-        if (callbackUrl !== undefined) await checkCallbackUrl(context, callbackUrl);
+        if (callbackUrl !== undefined) await checkCallbackOfSend(context, callbackUrl, created);
         if (idempotencyKey !== undefined && wellFormedKey === undefined) {
           throw new NotifyError(
             'invalid_request',

@@ -39,9 +39,9 @@ export interface SendAdmissionOptions {
  * storage step. The order of checks stays what a caller sees (docs/behaviour.md#order-of-checks): a
  * refused body is answered only once the request is admitted, and a refused admission is answered
  * whatever the body. The request is stored only when nothing after the admission can refuse the
- * send but its delivery: not when the body names a callback URL (checked after the admission), and
- * the store stores it only when every recipient is known and the idempotency key, if any, was
- * acquired for a new attempt.
+ * send but its delivery and its callback URL, checked after the admission (a refused one withdraws
+ * the request): not when the body names both a callback URL and an idempotency key; and the store
+ * stores it only when every recipient is known and the key, if any, was acquired for a new attempt.
  *
  * @param readBody parses and validates the body; what it throws is thrown after the admission.
  * Whoever gets `claimed` back must pass it to `sendIdempotently`, which ends the acquisition, and
@@ -72,10 +72,14 @@ export async function admitSend(
     idempotencyKey === undefined || callbackUrl !== undefined
       ? undefined
       : idempotencyClaim(context, input, idempotencyKey);
-  const createRequest: RequestToCreate | undefined =
-    input.response_request === undefined || callbackUrl !== undefined || !mayStore
-      ? undefined
-      : draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input));
+  const createRequest: RequestToCreate | undefined = storesInAdmission(
+    context,
+    input,
+    idempotencyKey,
+    mayStore,
+  )
+    ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
+    : undefined;
   const {
     idempotency: acquisition,
     created,
@@ -93,6 +97,24 @@ export async function admitSend(
       ? { created: admittedRequest(createRequest.request, admitted.principal) }
       : {}),
   };
+}
+
+/**
+ * Whether an interactive send's request is stored in its admission's step. Not for a malformed key
+ * (refused after the admission whatever it finds). With a `callback_url`, whose check follows the
+ * admission, only without a key and when the service delivers callbacks: a refused address then
+ * withdraws the request (`withdrawRequest`), where a key would have been taken for an attempt its
+ * refusal must leave unused.
+ */
+function storesInAdmission(
+  context: CoreContext,
+  input: NotifyRequest,
+  idempotencyKey: string | undefined,
+  mayStore: boolean,
+): boolean {
+  if (input.response_request === undefined || !mayStore) return false;
+  if (input.response_request.callback_url === undefined) return true;
+  return idempotencyKey === undefined && context.callbacks !== null;
 }
 
 function draftWithTimeout(

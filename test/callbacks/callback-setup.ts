@@ -37,17 +37,23 @@ export interface CallbackSetup {
   notifier: Notifier;
   storage: StoragePorts;
   clock: ManualClock;
-  send(body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  send(
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   click(requestId: string, recipient: string, value: string): Promise<void>;
 }
 
-/** Real HTTP delivery with these options, or the given transport instead. */
+/**
+ * Real HTTP delivery with these options, or the given transport instead; on memory storage in the
+ * setup's virtual time, or on the given storage.
+ */
 export async function callbackSetup(
-  options: HttpCallbacksOptions & { transport?: CallbackTransport },
+  options: HttpCallbacksOptions & { transport?: CallbackTransport; storage?: StoragePorts },
 ): Promise<CallbackSetup> {
   // Real time at the start: standardwebhooks' verify() compares webhook-timestamp with the wall clock.
   const clock = manualClock(Date.now());
-  const storage = memoryStorage({ clock });
+  const storage = options.storage ?? memoryStorage({ clock });
   const notifier = createNotifier({
     storage,
     clock,
@@ -59,11 +65,11 @@ export async function callbackSetup(
     notifier,
     storage,
     clock,
-    async send(body) {
+    async send(body, headers = {}) {
       const response = await notifier.handle({
         method: 'POST',
         url: '/api/notify',
-        headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+        headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json', ...headers },
         body: [new TextEncoder().encode(JSON.stringify(body))],
         clientAddress: '127.0.0.1',
       });

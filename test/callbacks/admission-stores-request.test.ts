@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { redisStorage } from '../../adapters/storage/redis/index.js';
+import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+import { redisAvailable, redisUrl } from '../support/redis.js';
+import { callbackSetup, interactive, tableResolver } from './callback-setup.js';
+
+/** Stands in for DNS: one public name, one private. */
+const dns = { 'public.example': ['93.184.216.34'], 'private.example': ['10.0.0.5'] };
+
+const withRedis = await redisAvailable();
+const redis = withRedis ? createClient({ url: redisUrl }) : null;
+if (redis) {
+  redis.on('error', () => undefined);
+  await redis.connect();
+}
+const prefixes: string[] = [];
+
+afterAll(async () => {
+  if (!redis) return;
+  for (const prefix of prefixes) {
+    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await redis.unlink(keys);
+    }
+  }
+  redis.destroy();
+});
+
+/** Storage of one test (memory, or Redis under a prefix of its own), and how to let 2 ms pass on it. */
+const storages: Array<[string, () => { storage: StoragePorts; pass: () => Promise<void> }]> = [
+  [
+    'memory',
+    () => ({
+      storage: memoryStorage({ clock: { now: () => Date.now() } }),
+      pass: () => sleep(2),
+    }),
+  ],
+];
+if (redis) {
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = `chat-notify-test:${randomUUID()}:`;
+      prefixes.push(keyPrefix);
+      // Redis expires keys by its own clock: the test waits in real time.
+      return { storage: redisStorage({ client: redis, keyPrefix }), pass: () => sleep(5) };
+    },
+  ]);
+} else {
+  console.warn(`callback_url admission tests on Redis skipped: no Redis answers at ${redisUrl}`);
+}
+
+/** The storage with its request writes recorded: a create through it is a storage step of its own. */
+function recorded(storage: StoragePorts): {
+  storage: StoragePorts;
+  creates: string[];
+  updates: InteractiveRequest[];
+} {
+  const creates: string[] = [];
+  const updates: InteractiveRequest[] = [];
+  const requests = {
+    ...storage.requests,
+    createRequest: (...args: Parameters<StoragePorts['requests']['createRequest']>) => {
+      creates.push(args[0].id);
+      return storage.requests.createRequest(...args);
+    },
+    updateRequest: (...args: Parameters<StoragePorts['requests']['updateRequest']>) => {
+      updates.push(args[0]);
+      return storage.requests.updateRequest(...args);
+    },
+  };
+  return { storage: { ...storage, requests }, creates, updates };
+}
+
+describe.each(storages)('a send with a callback_url and no Idempotency-Key, on %s', (_name, make) => {
+  it("stores its request with its callback in the admission's step, never through a create of its own", async () => {
+    const { storage } = make();
+    const spied = recorded(storage);
+    const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
+    const sent = await setup.send(interactive('https://public.example/hook'));
+    expect(sent.status).toBe(200);
+    const id = sent.body.request_id as string;
+    expect(await storage.requests.getRequest(id)).toMatchObject({
+      id,
+      version: 0,
+      status: 'pending',
+      callback: { url: 'https://public.example/hook', secret: sent.body.callback_secret },
+    });
+    expect(spied.creates).toEqual([]);
+    expect(spied.updates).toEqual([]);
+    await setup.notifier.stop();
+  });
+
+  it('withdraws that request when the address is refused: no timeout is left and it cannot be read', async () => {
+    const { storage, pass } = make();
+    const spied = recorded(storage);
+    const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
+    const sent = await setup.send(interactive('https://private.example/hook'));
+    expect(sent).toEqual({
+      status: 422,
+      body: {
+        status: 'error',
+        details: 'response_request.callback_url: the host does not resolve to a public address',
+      },
+    });
+    // Stored by the admission (no create of the core's), then finished by the withdrawal alone.
+    expect(spied.creates).toEqual([]);
+    expect(spied.updates).toHaveLength(1);
+    const withdrawn = spied.updates[0]!;
+    expect(withdrawn).toMatchObject({ version: 1, status: 'finished' });
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
+    await pass();
+    expect(await storage.requests.getRequest(withdrawn.id)).toBeNull();
+    await setup.notifier.stop();
+  });
+
+  it('with an Idempotency-Key too, stores nothing before the address is checked, and leaves the key unused', async () => {
+    const { storage } = make();
+    const spied = recorded(storage);
+    const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
+    const key = { 'idempotency-key': 'k-callback' };
+    expect((await setup.send(interactive('https://private.example/hook'), key)).status).toBe(422);
+    expect(spied.updates).toEqual([]);
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
+    const accepted = await setup.send(interactive('https://public.example/hook'), key);
+    expect(accepted.status).toBe(200);
+    // Created once the key was acquired, after the check: a step of its own.
+    expect(spied.creates).toEqual([accepted.body.request_id]);
+    await setup.notifier.stop();
+  });
+});
