@@ -10,8 +10,11 @@ import { testSeed } from '../test/support/test-seed.js';
 
 const unlimited = { burst: 1e12, perSecond: 1e12 };
 
-/** What a benchmark may set beyond the storage: its clock (the inbox's too), retention, scheduler. */
-export type BenchNotifierOptions = Pick<NotifierOptions, 'clock' | 'retention' | 'scheduler'>;
+/**
+ * What a benchmark may set beyond the storage: its clock (the inbox's too), retention, scheduler, and
+ * a callback transport.
+ */
+export type BenchNotifierOptions = Pick<NotifierOptions, 'clock' | 'retention' | 'scheduler' | 'callbacks'>;
 
 /** A seeded notifier on `storage`, delivering to the inbox. */
 export async function benchNotifier(

@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { httpCallbacks } from '../adapters/callbacks/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
 import * as admissionLua from '../adapters/storage/redis/lua/admission-lua.js';
 import * as deliveryLua from '../adapters/storage/redis/lua/delivery-lua.js';
@@ -153,11 +154,22 @@ async function flushMonitor(): Promise<void> {
 }
 
 const notifierStorage = redisStorage({ client: countingClient(raw), keyPrefix });
-const notifier = await benchNotifier(notifierStorage);
+// Callbacks to a public address, resolved by a stand-in for DNS: the sends below only check it, and
+// none of their requests finishes, so nothing is ever called back.
+const notifier = await benchNotifier(notifierStorage, {
+  callbacks: httpCallbacks({ resolver: { resolve: async () => ['93.184.216.34'] } }),
+});
 
 const twoRecipients = ['bob@acme.test', 'dave@acme.test'];
 const plain = plainBody(twoRecipients);
 const interactive = interactiveBody(twoRecipients);
+const withCallback = JSON.stringify({
+  ...JSON.parse(interactive),
+  response_request: {
+    ...JSON.parse(interactive).response_request,
+    callback_url: 'https://hooks.example.com/done',
+  },
+});
 const send = async (body: string, headers: Record<string, string> = {}) => {
   const response = await post(notifier, body, headers);
   if (response?.status !== 200) throw new Error(`send answered ${response?.status}: ${response?.body}`);
@@ -235,9 +247,6 @@ const method = `Method:
 - baseline: the median PING round trip on the adapter's connection, in the same run.`;
 console.log(`Redis ${version} at ${redisUrl}; key prefix ${keyPrefix}\n${method}\n`);
 console.log(`baseline: one PING round trip, median of 200: ${(pingMs * 1000).toFixed(0)} µs\n`);
-console.log(
-  `${'operation'.padEnd(52)} ${'round trips'.padStart(11)} ${'writes'.padStart(7)} ${'sent'.padStart(5)} ${'server cmds'.padStart(11)} ${'median'.padStart(9)} ${'x PING'.padStart(7)}`,
-);
 
 const nothing = async (): Promise<void> => {};
 // The core writes lastUsedAt at most once a minute per key; forgetting it makes the next call write it.
@@ -257,10 +266,21 @@ const operations: Array<[string, () => Promise<unknown>, () => Promise<unknown>]
     () => send(interactive, { 'idempotency-key': randomUUID() }),
     nothing,
   ],
+  ['send, interactive, 2 recipients, callback_url', () => send(withCallback), nothing],
+  [
+    'send, interactive, 2 recipients, callback_url, Idempotency-Key',
+    () => send(withCallback, { 'idempotency-key': randomUUID() }),
+    nothing,
+  ],
   ['status read', statusRead, nothing],
   ['status read, first of a minute (touches lastUsedAt)', statusRead, forgetLastUse],
 ];
 
+/** The longest operation's name: the table's first column. */
+const nameWidth = Math.max(...operations.map(([name]) => name.length));
+console.log(
+  `${'operation'.padEnd(nameWidth)} ${'round trips'.padStart(11)} ${'writes'.padStart(7)} ${'sent'.padStart(5)} ${'server cmds'.padStart(11)} ${'median'.padStart(9)} ${'x PING'.padStart(7)}`,
+);
 const details: string[] = [];
 const figures: Record<string, { roundTrips: number; serverCommands: number; medianMicroseconds: number }> =
   {};
@@ -277,7 +297,7 @@ for (const [name, operation, prepare] of operations) {
   };
   const late = typical.lateWrites > 0 ? ` (+${typical.lateWrites} after the answer)` : '';
   console.log(
-    `${name.padEnd(52)} ${String(typical.roundTrips).padStart(11)} ${String(typical.writes).padStart(7)} ${String(typical.sent).padStart(5)} ${String(typical.server).padStart(11)} ${`${(ms * 1000).toFixed(0)} µs`.padStart(9)} ${(ms / pingMs).toFixed(1).padStart(7)}${late}`,
+    `${name.padEnd(nameWidth)} ${String(typical.roundTrips).padStart(11)} ${String(typical.writes).padStart(7)} ${String(typical.sent).padStart(5)} ${String(typical.server).padStart(11)} ${`${(ms * 1000).toFixed(0)} µs`.padStart(9)} ${(ms / pingMs).toFixed(1).padStart(7)}${late}`,
   );
   const varying = new Set(samples.map((s) => `${s.roundTrips}/${s.writes}/${s.sent}/${s.server}`));
   if (varying.size > 1) details.push(`${name}: figures varied between runs: ${[...varying].join(', ')}`);
