@@ -1,7 +1,6 @@
 import {
   asyncScheduler,
   concatMap,
-  finalize,
   firstValueFrom,
   type GroupedObservable,
   groupBy,
@@ -96,7 +95,9 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       return;
     }
     pending.delete(requestId);
-    drained.get(requestId)?.next();
+    const drained$ = drained.get(requestId);
+    drained.delete(requestId);
+    drained$?.next();
   };
 
   /** A short random pause after losing a write, so that instances racing on one request spread out. */
@@ -145,15 +146,14 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   };
 
-  /** Closes a request's group once every event dispatched to it has settled. */
+  /**
+   * Closes a request's group once every event dispatched to it has settled: `settle` forgets the
+   * signal and fires it, so a later event of the request opens a group with a signal of its own.
+   */
   const untilDrained = (group: GroupedObservable<string, Envelope>) => {
     const drained$ = new Subject<void>();
     drained.set(group.key, drained$);
-    return drained$.pipe(
-      finalize(() => {
-        if (drained.get(group.key) === drained$) drained.delete(group.key);
-      }),
-    );
+    return drained$;
   };
 
   const subscription = events$
