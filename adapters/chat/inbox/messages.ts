@@ -163,12 +163,13 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     async update(id, version, shown) {
       // Updates of one copy can race (several instances, views out of order): compare-and-set on the
       // record makes the newest view win, retrying whenever another update landed in between.
+      const key = messageKey(id);
       for (;;) {
-        const record = await state.get(messageKey(id));
+        const record = await state.get(key);
         if (record === null) return false;
         const next = rewrite(record.value, version, shown);
         if (next === null) return true;
-        const written = await state.compareAndSet(messageKey(id), next, record.version, recordOptions);
+        const written = await state.compareAndSet(key, next, record.version, recordOptions);
         if (written !== null) {
           return true;
         }
