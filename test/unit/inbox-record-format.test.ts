@@ -60,6 +60,51 @@ describe('inbox message records', () => {
     expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
   });
 
+  it.each([
+    ['quotes and backslashes', 'a"b\\c\\"d', 'org"\\', 'Say "yes", \\or\\ [no]'],
+    ['escapes JSON writes as \\u', 'x\u0000y\u001f', 'o\u2028rg', 'line\nbreak\ttab\u007f'],
+    ['commas and brackets', 'a,b]@acme.test', '[acme],', '],[",",null,'],
+    ['text beyond the basic plane', 'bób@ácme.test', 'acmé', 'Déployer 🚀 « v2 » ?'],
+  ])(
+    'rewrites a record with %s in its kept fields to exactly what the whole record would be',
+    async (_name, recipient, organizationId, text) => {
+      const { state, messages } = setup();
+      const message: InboxMessage = { ...interactive, recipient, organizationId, text };
+      await messages.add(message, 0);
+      const shown = { ...answered, footer: 'You answered “a\\"b” · Sent by Alice', selected: 'x"y' };
+      expect(await messages.update(message.id, 3, shown)).toBe(true);
+      expect((await state.get(`msg:${message.id}`))?.value).toBe(
+        JSON.stringify([
+          3,
+          recipient,
+          organizationId,
+          message.requestId,
+          text,
+          ['Yes', 'yes', 'No', 'no'],
+          0,
+          shown.footer,
+          shown.selected,
+          message.deliveredAt,
+        ]),
+      );
+      expect(await messages.get(message.id)).toEqual({ ...message, ...shown });
+      expect(await messages.update(message.id, 2, answered)).toBe(true);
+      expect(await messages.get(message.id)).toEqual({ ...message, ...shown });
+    },
+  );
+
+  it('rewrites a record without a request id (null) as the whole record would be', async () => {
+    const { state, messages } = setup();
+    const message: InboxMessage = { ...interactive, requestId: null };
+    await messages.add(message, 0);
+    expect(await messages.update(message.id, 1, answered)).toBe(true);
+    const [, , , requestId, text] = JSON.parse(
+      (await state.get(`msg:${message.id}`))?.value ?? '[]',
+    ) as unknown[];
+    expect([requestId, text]).toEqual([null, message.text]);
+    expect(await messages.get(message.id)).toEqual({ ...message, kind: 'plain', ...answered });
+  });
+
   it('reads and updates a record in the object form of earlier releases, keeping that form', async () => {
     const { state, messages } = setup();
     const legacy = JSON.stringify({ version: 1, message: interactive });
