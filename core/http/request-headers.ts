@@ -23,9 +23,13 @@ export function flattenHeaders(headers: IncomingHeaders): Record<string, string 
     const value = headers[name];
     if (value === undefined) continue;
     const lower = name.toLowerCase();
-    const values = typeof value === 'string' ? [value] : value;
     // Node's names are lower case already; another caller's may meet under one name only here.
     const known = flat[lower];
+    if (typeof value === 'string' && known === undefined) {
+      flat[lower] = value;
+      continue;
+    }
+    const values = typeof value === 'string' ? [value] : value;
     const all = known === undefined ? values : [known, ...values];
     const spelling = singleValued[lower];
     if (spelling !== undefined && all.length > 1) {

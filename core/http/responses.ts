@@ -1,21 +1,21 @@
 import type { HttpResponse } from './types.js';
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+const jsonType = 'application/json; charset=utf-8';
 
 /** A JSON answer. */
-export function jsonResponse(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): HttpResponse {
-  return { status, headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(body) };
+export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): HttpResponse {
+  return {
+    status,
+    headers: headers === undefined ? { 'content-type': jsonType } : { 'content-type': jsonType, ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 /** An error answer in the specification's shape: `{"status":"error","details":…}`. */
 export function errorResponse(
   status: number,
   details: string,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
 ): HttpResponse {
   return jsonResponse(status, { status: 'error', details }, headers);
 }

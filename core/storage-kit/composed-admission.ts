@@ -40,9 +40,17 @@ export function composedAdmission(parts: AdmissionParts): AdmissionStore {
           outcome: short === null ? 'rejected' : 'blocked',
         }));
       }
-      const buckets = [
-        { key: apiKeyBucketKey(principal.apiKey.id), ...perKey },
-        { key: organizationBucketKey(principal.organization.id), ...perOrganization },
+      const buckets: BucketSpec[] = [
+        {
+          key: apiKeyBucketKey(principal.apiKey.id),
+          capacity: perKey.capacity,
+          refillPerSecond: perKey.refillPerSecond,
+        },
+        {
+          key: organizationBucketKey(principal.organization.id),
+          capacity: perOrganization.capacity,
+          refillPerSecond: perOrganization.refillPerSecond,
+        },
       ];
       return then(parts.take(buckets, 1), (short) =>
         short === null

@@ -97,13 +97,16 @@ export async function admitWithExtras(
   extras: AdmissionExtras = {},
 ): Promise<AdmittedRequest> {
   const { perKey, perOrganization } = context.rateLimits;
-  const admission = await context.storage.admission.admit({
+  const request: AdmissionRequest = {
     digest: apiKey ? digestApiKey(apiKey) : null,
     failedAuth: failedAuthBucket(context, clientAddress),
     perKey: rate(perKey),
     perOrganization: rate(perOrganization),
-    ...extras,
-  });
+  };
+  if (extras.recipientEmails !== undefined) request.recipientEmails = extras.recipientEmails;
+  if (extras.idempotency !== undefined) request.idempotency = extras.idempotency;
+  if (extras.createRequest !== undefined) request.createRequest = extras.createRequest;
+  const admission = await context.storage.admission.admit(request);
   switch (admission.outcome) {
     case 'blocked':
       throw blocked();
@@ -118,14 +121,15 @@ export async function admitWithExtras(
           : `Per-organization rate limit exceeded ${describe(perOrganization)}`;
       throw new NotifyError('rate_limited', details, { retryAfterSeconds: 1 });
     }
-    case 'admitted':
+    case 'admitted': {
       touch(context, admission.principal);
-      return {
-        principal: admission.principal,
-        ...(admission.users === undefined ? {} : { users: admission.users }),
-        ...(admission.idempotency === undefined ? {} : { idempotency: admission.idempotency }),
-        ...(admission.created === undefined ? {} : { created: admission.created }),
-      };
+      // Field by field rather than through spreads of empty objects: every API call is admitted.
+      const admitted: AdmittedRequest = { principal: admission.principal };
+      if (admission.users !== undefined) admitted.users = admission.users;
+      if (admission.idempotency !== undefined) admitted.idempotency = admission.idempotency;
+      if (admission.created !== undefined) admitted.created = admission.created;
+      return admitted;
+    }
   }
 }
 
