@@ -77,15 +77,17 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
       return user === undefined ? null : copyUser(user);
     },
     async findUsersByEmail(organizationId, normalizedEmails) {
+      // Every send and every timeout looks its recipients up: one pass, one list.
       const ids = new Set<string>();
+      const found: User[] = [];
       for (const email of normalizedEmails) {
         const id = userIdByEmail.get(emailKey(organizationId, email));
-        if (id !== undefined) ids.add(id);
-      }
-      return [...ids].flatMap((id) => {
+        if (id === undefined || ids.has(id)) continue;
+        ids.add(id);
         const user = users.get(id);
-        return user === undefined ? [] : [copyUser(user)];
-      });
+        if (user !== undefined) found.push(copyUser(user));
+      }
+      return found;
     },
     async listUsers(organizationId) {
       const all = [...users.values()];
