@@ -1,55 +1,27 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { redisStorage } from '../../adapters/storage/redis/index.js';
 import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
-import { redisAvailable, redisUrl } from '../support/redis.js';
+import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { callbackSetup, interactive, tableResolver } from './callback-setup.js';
 
 /** Stands in for DNS: one public name, one private. */
 const dns = { 'public.example': ['93.184.216.34'], 'private.example': ['10.0.0.5'] };
 
-const withRedis = await redisAvailable();
-const redis = withRedis ? createClient({ url: redisUrl }) : null;
-if (redis) {
-  redis.on('error', () => undefined);
-  await redis.connect();
-}
-const prefixes: string[] = [];
+const redis = await redisTestStorages();
 
 afterAll(async () => {
-  if (!redis) return;
-  for (const prefix of prefixes) {
-    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (keys.length > 0) await redis.unlink(keys);
-    }
-  }
-  redis.destroy();
+  await redis?.release();
 });
 
-/** Storage of one test (memory, or Redis under a prefix of its own), and how to let 2 ms pass on it. */
+/** Storage of one test (memory on the wall clock, or Redis under a prefix of its own), and how to let 2 ms pass on it. */
 const storages: Array<[string, () => { storage: StoragePorts; pass: () => Promise<void> }]> = [
-  [
-    'memory',
-    () => ({
-      storage: memoryStorage({ clock: { now: () => Date.now() } }),
-      pass: () => sleep(2),
-    }),
-  ],
+  ['memory', () => ({ storage: memoryStorage(), pass: () => sleep(2) })],
 ];
 if (redis) {
-  storages.push([
-    'redis',
-    () => {
-      const keyPrefix = `chat-notify-test:${randomUUID()}:`;
-      prefixes.push(keyPrefix);
-      // Redis expires keys by its own clock: the test waits in real time.
-      return { storage: redisStorage({ client: redis, keyPrefix }), pass: () => sleep(5) };
-    },
-  ]);
+  // Redis expires keys by its own clock: the test waits in real time.
+  storages.push(['redis', () => ({ storage: redis.storage(), pass: () => sleep(5) })]);
 } else {
   console.warn(`callback_url admission tests on Redis skipped: no Redis answers at ${redisUrl}`);
 }

@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import { redisStorage } from '../../adapters/storage/redis/index.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
-import { redisAvailable, redisUrl } from '../support/redis.js';
+import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { type Answer, expectError, expectOk, inbox, plainBody, readStatus, send } from './client.js';
 import { hostKinds, startTestHost, type TestHost, type TestHostOptions } from './harness.js';
 
@@ -14,35 +11,16 @@ const blockedText = 'Too many failed authentication attempts from this address';
 /** Failed authentications barely refill, so that a spent budget stays spent during a test. */
 const twoFailures = { failedAuthentication: { burst: 2, perSecond: 0.001 } };
 
-const withRedis = await redisAvailable();
-const redis = withRedis ? createClient({ url: redisUrl }) : null;
-if (redis) {
-  redis.on('error', () => undefined);
-  await redis.connect();
-}
-const prefixes: string[] = [];
+const redis = await redisTestStorages();
 
 afterAll(async () => {
-  if (!redis) return;
-  for (const prefix of prefixes) {
-    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (keys.length > 0) await redis.unlink(keys);
-    }
-  }
-  redis.destroy();
+  await redis?.release();
 });
 
 /** Storage of one test: memory, or Redis under a key prefix no other test uses. */
 const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
 if (redis) {
-  storages.push([
-    'redis',
-    () => {
-      const keyPrefix = `chat-notify-test:${randomUUID()}:`;
-      prefixes.push(keyPrefix);
-      return redisStorage({ client: redis, keyPrefix });
-    },
-  ]);
+  storages.push(['redis', () => redis.storage()]);
 } else {
   console.warn(`failed-authentication tests on Redis skipped: no Redis answers at ${redisUrl}`);
 }

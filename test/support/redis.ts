@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { redisStorage } from '../../adapters/storage/redis/index.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
 
 /** The Redis server of the tests. */
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -16,4 +19,36 @@ export async function redisAvailable(url = redisUrl): Promise<boolean> {
   } finally {
     if (client.isOpen) await client.quit();
   }
+}
+
+/** Redis storage for tests that run on it too: one key prefix per storage, all dropped by `release`. */
+export interface RedisTestStorages {
+  /** A fresh storage under a key prefix no other test uses. */
+  storage(): StoragePorts;
+  /** Deletes every key of the storages made, and closes the connection. */
+  release(): Promise<void>;
+}
+
+/** {@link RedisTestStorages} on the tests' server, or null when no Redis answers there. */
+export async function redisTestStorages(): Promise<RedisTestStorages | null> {
+  if (!(await redisAvailable())) return null;
+  const client = createClient({ url: redisUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  const prefixes: string[] = [];
+  return {
+    storage() {
+      const keyPrefix = `chat-notify-test:${randomUUID()}:`;
+      prefixes.push(keyPrefix);
+      return redisStorage({ client, keyPrefix });
+    },
+    async release() {
+      for (const prefix of prefixes) {
+        for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+          if (keys.length > 0) await client.unlink(keys);
+        }
+      }
+      client.destroy();
+    },
+  };
 }
