@@ -163,13 +163,7 @@ const notifier = await benchNotifier(notifierStorage, {
 const twoRecipients = ['bob@acme.test', 'dave@acme.test'];
 const plain = plainBody(twoRecipients);
 const interactive = interactiveBody(twoRecipients);
-const withCallback = JSON.stringify({
-  ...JSON.parse(interactive),
-  response_request: {
-    ...JSON.parse(interactive).response_request,
-    callback_url: 'https://hooks.example.com/done',
-  },
-});
+const withCallback = interactiveBody(twoRecipients, 30, 'Approve?', 'https://hooks.example.com/done');
 const send = async (body: string, headers: Record<string, string> = {}) => {
   const response = await post(notifier, body, headers);
   if (response?.status !== 200) throw new Error(`send answered ${response?.status}: ${response?.body}`);

@@ -10,11 +10,12 @@ import { testKeys } from './test-seed.js';
 export const plainBody = (recipients: readonly string[] = ['bob@acme.test']): string =>
   JSON.stringify({ user_emails: recipients, message: 'Deploy *v2* finished' });
 
-/** An interactive body to `recipients`: two options, `timeoutMinutes` to answer. */
+/** An interactive body to `recipients`: two options, `timeoutMinutes` to answer, and any `callbackUrl`. */
 export const interactiveBody = (
   recipients: readonly string[] = ['bob@acme.test'],
   timeoutMinutes = 30,
   message = 'Approve?',
+  callbackUrl?: string,
 ): string =>
   JSON.stringify({
     user_emails: recipients,
@@ -25,6 +26,7 @@ export const interactiveBody = (
         { text: 'No', value: 'no' },
       ],
       timeout_minutes: timeoutMinutes,
+      ...(callbackUrl === undefined ? {} : { callback_url: callbackUrl }),
     },
   });
 
