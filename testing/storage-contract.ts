@@ -601,6 +601,50 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         }
       });
 
+      it('releases a new running record holding the send id: the key reads as never used', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', 'notif_first', timing);
+        await storage.idempotency.release(s, 'notif_first');
+        expect(await storage.idempotency.acquire(s, 'fp2', 'notif_second', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_second',
+        });
+      });
+
+      it('releases nothing but a running record holding that send id', async () => {
+        const other = scope();
+        await storage.idempotency.acquire(other, 'fp1', 'notif_held', timing);
+        await storage.idempotency.release(other, 'notif_not_held');
+        expect(await storage.idempotency.acquire(other, 'fp1', 'notif_x', timing)).toEqual({
+          outcome: 'busy',
+        });
+
+        const failed = scope();
+        await storage.idempotency.acquire(failed, 'fp1', 'notif_failed', timing);
+        await storage.idempotency.fail(failed);
+        await storage.idempotency.release(failed, 'notif_failed');
+        expect(await storage.idempotency.acquire(failed, 'fp2', 'notif_x', timing)).toEqual({
+          outcome: 'mismatch',
+        });
+
+        const completed = scope();
+        const response = { status: 200, body: '{}' };
+        await storage.idempotency.acquire(completed, 'fp1', 'notif_done', timing);
+        await storage.idempotency.complete(completed, response);
+        await storage.idempotency.release(completed, 'notif_done');
+        expect(await storage.idempotency.acquire(completed, 'fp1', 'notif_x', timing)).toEqual({
+          outcome: 'completed',
+          response,
+        });
+
+        const never = scope();
+        await storage.idempotency.release(never, 'notif_none');
+        expect(await storage.idempotency.acquire(never, 'fp1', 'notif_1', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_1',
+        });
+      });
+
       it('ignores complete and fail on a key never acquired', async () => {
         const s = scope();
         await storage.idempotency.complete(s, { status: 200, body: '{}' });

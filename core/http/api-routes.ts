@@ -24,11 +24,11 @@ export function apiRoutes(context: CoreContext): Route[] {
       method: 'POST',
       path: '/api/notify',
       async handle(request) {
-        // The admission looks the recipients up, acquires a well-formed Idempotency-Key (unless a
-        // callback address is still to be checked) and stores an interactive request (unless the key
-        // is malformed, or comes with a callback address) in its own storage step; the errors of the
-        // body, the callback address (which withdraws a stored request) and the key are still
-        // answered after the admission's, in their order (docs/behaviour.md#order-of-checks).
+        // The admission looks the recipients up, acquires a well-formed Idempotency-Key and stores an
+        // interactive request (unless the key is malformed) in its own storage step; the errors of
+        // the body, the callback address (whose refusal withdraws the request and gives the key
+        // back) and the key are still answered after the admission's, in their order
+        // (docs/behaviour.md#order-of-checks).
         const idempotencyKey = request.headers['idempotency-key'];
         const wellFormedKey =
           idempotencyKey !== undefined && idempotencyKeyPattern.test(idempotencyKey)
@@ -46,7 +46,9 @@ export function apiRoutes(context: CoreContext): Route[] {
           { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },
         );
         const callbackUrl = input.response_request?.callback_url;
-        if (callbackUrl !== undefined) await checkCallbackOfSend(context, callbackUrl, created);
+        if (callbackUrl !== undefined) {
+          await checkCallbackOfSend(context, callbackUrl, principal, { created, claimed });
+        }
         if (idempotencyKey !== undefined && wellFormedKey === undefined) {
           throw new NotifyError(
             'invalid_request',

@@ -53,4 +53,12 @@ export interface IdempotencyStore {
   complete: (scope: IdempotencyScope, response: StoredResponse) => Promise<void>;
   /** Ends the running attempt without an answer; the next repeat resumes it. */
   fail: (scope: IdempotencyScope) => Promise<void>;
+  /**
+   * Undoes the acquisition of a new record, as if the key had never been used: removes the record
+   * when it is running and holds `sendId`, the id its acquisition proposed (and answered); leaves any
+   * other record as it is. For an attempt refused before it did anything (its callback address),
+   * whose refusal must leave the key free for a corrected body. An attempt that resumed an earlier
+   * one (answered another send id) ends with {@link fail} instead.
+   */
+  release: (scope: IdempotencyScope, sendId: string) => Promise<void>;
 }

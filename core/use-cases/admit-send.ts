@@ -22,8 +22,8 @@ export interface AdmittedSend extends Omit<AdmittedRequest, 'idempotency' | 'cre
 export interface SendAdmissionOptions {
   /**
    * A well-formed `Idempotency-Key`: acquired in the admission's step too when the body is valid
-   * and names no callback URL, whose check comes before idempotency and may still refuse the send (a
-   * refusal must leave the key unused).
+   * and names no callback URL, or one the service may accept: its check still follows and may refuse
+   * the send, which then gives the key back (`checkCallbackOfSend`), as a refusal must leave it unused.
    */
   idempotencyKey?: string;
   /**
@@ -40,8 +40,8 @@ export interface SendAdmissionOptions {
  * refused body is answered only once the request is admitted, and a refused admission is answered
  * whatever the body. The request is stored only when nothing after the admission can refuse the
  * send but its delivery and its callback URL, checked after the admission (a refused one withdraws
- * the request): not when the body names both a callback URL and an idempotency key; and the store
- * stores it only when every recipient is known and the key, if any, was acquired for a new attempt.
+ * the request and gives the key back); and the store stores it only when every recipient is known
+ * and the key, if any, was acquired for a new attempt.
  *
  * @param readBody parses and validates the body; what it throws is thrown after the admission.
  * Whoever gets `claimed` back must pass it to `sendIdempotently`, which ends the acquisition, and
@@ -69,15 +69,10 @@ export async function admitSend(
   const recipientEmails = [...spellings.keys()];
   const callbackUrl = input.response_request?.callback_url;
   const claim =
-    idempotencyKey === undefined || callbackUrl !== undefined
+    idempotencyKey === undefined || (callbackUrl !== undefined && context.callbacks === null)
       ? undefined
       : idempotencyClaim(context, input, idempotencyKey);
-  const createRequest: RequestToCreate | undefined = storesInAdmission(
-    context,
-    input,
-    idempotencyKey,
-    mayStore,
-  )
+  const createRequest: RequestToCreate | undefined = storesInAdmission(context, input, mayStore)
     ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
     : undefined;
   const {
@@ -101,20 +96,13 @@ export async function admitSend(
 
 /**
  * Whether an interactive send's request is stored in its admission's step. Not for a malformed key
- * (refused after the admission whatever it finds). With a `callback_url`, whose check follows the
- * admission, only without a key and when the service delivers callbacks: a refused address then
- * withdraws the request (`withdrawRequest`), where a key would have been taken for an attempt its
- * refusal must leave unused.
+ * (refused after the admission whatever it finds), nor for a `callback_url` when the service
+ * delivers no callbacks (refused after the admission too). Another `callback_url` is checked after
+ * the admission: a refused address withdraws the request and gives the key back.
  */
-function storesInAdmission(
-  context: CoreContext,
-  input: NotifyRequest,
-  idempotencyKey: string | undefined,
-  mayStore: boolean,
-): boolean {
+function storesInAdmission(context: CoreContext, input: NotifyRequest, mayStore: boolean): boolean {
   if (input.response_request === undefined || !mayStore) return false;
-  if (input.response_request.callback_url === undefined) return true;
-  return idempotencyKey === undefined && context.callbacks !== null;
+  return input.response_request.callback_url === undefined || context.callbacks !== null;
 }
 
 function draftWithTimeout(

@@ -1,8 +1,10 @@
 import { checkCallbackTarget } from '../callbacks/check-callback-target.js';
 import type { CoreContext } from '../context.js';
+import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
+import type { SendPreparation } from './send-idempotently.js';
 
 /** DNS answers slower than this refuse the callback URL at submission. */
 const lookupTimeoutMs = 5_000;
@@ -22,22 +24,59 @@ async function checkCallbackUrl(context: CoreContext, url: string): Promise<void
   });
 }
 
+/** What the admission of a send took that a refused callback URL gives back. */
+export interface SendAdmissionHolds {
+  /** The send's request, when the admission stored it. */
+  created?: InteractiveRequest;
+  /** The claim of its idempotency key, and what the admission's acquisition of it found. */
+  claimed?: SendPreparation['claimed'];
+}
+
 /**
- * Checks the callback URL of a send once it is admitted. When the admission stored the send's
- * request already (`created`) and the address is refused, the request is withdrawn before the
- * refusal is thrown: no copy of it went out and its id was never answered, so it must neither time
- * out nor call back.
+ * Checks the callback URL of a send once it is admitted. When the address is refused, whatever
+ * the admission took for the send is given back before the refusal is thrown: a request it stored
+ * is withdrawn (no copy of it went out and its id was never answered, so it must neither time out
+ * nor call back), and an idempotency key it acquired is left as it found it (a refusal leaves the
+ * key unused, docs/behaviour.md#order-of-checks).
  */
 export async function checkCallbackOfSend(
   context: CoreContext,
   url: string,
-  created: InteractiveRequest | undefined,
+  principal: Principal,
+  { created, claimed }: SendAdmissionHolds,
 ): Promise<void> {
   try {
     await checkCallbackUrl(context, url);
   } catch (error) {
-    if (created) await withdrawRequest(context, created);
+    await Promise.all([
+      created === undefined ? undefined : withdrawRequest(context, created),
+      claimed === undefined ? undefined : giveKeyBack(context, principal, claimed),
+    ]);
     throw error;
+  }
+}
+
+/**
+ * Undoes the admission's acquisition of a key: a new record is removed, and a resumed attempt
+ * (acquired under the send id of an earlier one) is failed again, as the earlier attempt left it,
+ * so that its next repeat resumes it. Should the store fail, the key stays held until its lease
+ * ends; a repeat then resumes it.
+ */
+async function giveKeyBack(
+  context: CoreContext,
+  principal: Principal,
+  { claim, acquisition }: NonNullable<SendPreparation['claimed']>,
+): Promise<void> {
+  if (acquisition?.outcome !== 'acquired') return;
+  const scope = { organizationId: principal.organization.id, key: claim.key };
+  const store = context.storage.idempotency;
+  try {
+    await (acquisition.sendId === claim.sendId ? store.release(scope, claim.sendId) : store.fail(scope));
+  } catch (error) {
+    context.logger.warn('could not give back the Idempotency-Key of a refused callback_url', {
+      organizationId: scope.organizationId,
+      error: String(error),
+    });
   }
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
+import { NotifyError } from '../../core/errors.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { callbackSetup, interactive, tableResolver } from './callback-setup.js';
@@ -89,19 +90,77 @@ describe.each(storages)('a send with a callback_url and no Idempotency-Key, on %
     expect(await storage.requests.getRequest(withdrawn.id)).toBeNull();
     await setup.notifier.stop();
   });
+});
 
-  it('with an Idempotency-Key too, stores nothing before the address is checked, and leaves the key unused', async () => {
+describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %s', (_name, make) => {
+  const key = { 'idempotency-key': 'k-callback' };
+
+  it("acquires the key and stores its request in the admission's step: a repeat replays it", async () => {
     const { storage } = make();
     const spied = recorded(storage);
     const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
-    const key = { 'idempotency-key': 'k-callback' };
-    expect((await setup.send(interactive('https://private.example/hook'), key)).status).toBe(422);
+    const sent = await setup.send(interactive('https://public.example/hook'), key);
+    expect(sent.status).toBe(200);
+    expect(await storage.requests.getRequest(sent.body.request_id as string)).toMatchObject({
+      version: 0,
+      status: 'pending',
+      callback: { url: 'https://public.example/hook' },
+    });
+    expect(spied.creates).toEqual([]);
+    await sleep(5);
+    expect(await setup.send(interactive('https://public.example/hook'), key)).toEqual(sent);
+    expect(spied.creates).toEqual([]);
     expect(spied.updates).toEqual([]);
+    await setup.notifier.stop();
+  });
+
+  it('gives both back when the address is refused: the request is withdrawn, the key reads as never used', async () => {
+    const { storage, pass } = make();
+    const spied = recorded(storage);
+    const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
+    expect((await setup.send(interactive('https://private.example/hook'), key)).status).toBe(422);
+    expect(spied.updates).toHaveLength(1);
+    const withdrawn = spied.updates[0]!;
+    expect(withdrawn).toMatchObject({ version: 1, status: 'finished' });
     expect(await storage.dueWork.nextRunAt()).toBeNull();
+    await pass();
+    expect(await storage.requests.getRequest(withdrawn.id)).toBeNull();
+    // A corrected body under the same key is a first use (a used key would answer 422 mismatch).
     const accepted = await setup.send(interactive('https://public.example/hook'), key);
     expect(accepted.status).toBe(200);
-    // Created once the key was acquired, after the check: a step of its own.
-    expect(spied.creates).toEqual([accepted.body.request_id]);
+    expect(accepted.body.request_id).not.toBe(withdrawn.id);
+    expect(spied.creates).toEqual([]);
+    await setup.notifier.stop();
+  });
+
+  it('leaves an earlier failed attempt of the key to be resumed when a repeat is refused', async () => {
+    const { storage } = make();
+    const spied = recorded(storage);
+    let firstSendId: string | undefined;
+    const failing: StoragePorts = {
+      ...spied.storage,
+      deliveries: {
+        ...storage.deliveries,
+        addDelivery: (...args) => {
+          if (firstSendId !== undefined) return storage.deliveries.addDelivery(...args);
+          firstSendId = args[0].sendId;
+          return Promise.reject(new NotifyError('unavailable', 'the store stands down once'));
+        },
+      },
+    };
+    // The name's address changes between the attempts, as DNS may.
+    const resolver = tableResolver({ 'flip.example': [['93.184.216.34'], ['10.0.0.5'], ['93.184.216.34']] });
+    const setup = await callbackSetup({ resolver, storage: failing });
+    const body = interactive('https://flip.example/hook');
+    expect((await setup.send(body, key)).status).toBe(503);
+    expect((await setup.send(body, key)).status).toBe(422);
+    // The refused repeat resumed the attempt without storing anything, and failed it again.
+    expect(spied.creates).toEqual([]);
+    expect(spied.updates).toEqual([]);
+    const resumed = await setup.send(body, key);
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.request_id).toBe(firstSendId);
+    expect(await storage.requests.getRequest(firstSendId!)).toMatchObject({ version: 0, status: 'pending' });
     await setup.notifier.stop();
   });
 });

@@ -80,5 +80,10 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
       const { fingerprint, sendId, expiresAt } = record;
       records.set(key, { fingerprint, sendId, expiresAt, state: 'failed' });
     },
+    async release(scope, sendId) {
+      const key = scopeKey(scope);
+      const record = live(key);
+      if (record?.state === 'running' && record.sendId === sendId) records.delete(key);
+    },
   } satisfies IdempotencyStore;
 }

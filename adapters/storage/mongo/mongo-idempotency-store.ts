@@ -6,8 +6,8 @@
  * server, from the stored record, what the memory adapter decides in code: create a running record
  * when none is live, take over a failed one or one whose lease has ended, or leave it as it is. A
  * taker writes a fresh `holder` token, so the record it reads back says whether it acquired the key;
- * of concurrent callers exactly one does. `complete` and `fail` are single conditional updates of a
- * live record.
+ * of concurrent callers exactly one does. `complete`, `fail` and `release` are single conditional
+ * writes of a live record.
  *
  * Expiry is judged by the server's clock (`$$NOW`): `expiresAt` is set at creation and kept across
  * takeovers; a TTL index deletes expired records within about a minute, and until then every read
@@ -113,6 +113,10 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
         { ...liveRecord(scope), state: 'running' },
         { $set: { state: 'failed' }, $unset: { leaseUntil: '', holder: '' } },
       );
+    },
+
+    async release(scope, sendId) {
+      await idempotency.deleteOne({ ...liveRecord(scope), state: 'running', sendId });
     },
   } satisfies IdempotencyStore);
 }

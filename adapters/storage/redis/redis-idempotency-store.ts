@@ -4,7 +4,12 @@ import type {
   IdempotencyStore,
   IdempotencyTiming,
 } from '../../../core/adapter-kit.js';
-import { acquireScript, completeIdempotencyScript, failIdempotencyScript } from './lua/idempotency-lua.js';
+import {
+  acquireScript,
+  completeIdempotencyScript,
+  failIdempotencyScript,
+  releaseIdempotencyScript,
+} from './lua/idempotency-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
@@ -59,6 +64,9 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
     },
     async fail(scope) {
       await redis.evalScript(failIdempotencyScript, recordKey(scope), []);
+    },
+    async release(scope, sendId) {
+      await redis.evalScript(releaseIdempotencyScript, recordKey(scope), [sendId]);
     },
   } satisfies IdempotencyStore;
 }

@@ -69,3 +69,10 @@ redis.call('HSET', KEYS[1], 'state', 'failed')
 redis.call('HDEL', KEYS[1], 'leaseUntil')
 return 1
 `);
+
+/** KEYS: record. ARGV: send id. Deletes a running record that holds the send id: `release`. */
+export const releaseIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
+if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
+if redis.call('HGET', KEYS[1], 'sendId') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+`);
