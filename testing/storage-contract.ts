@@ -323,6 +323,41 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.requests.getRequest(uid('req'))).toBeNull();
       });
 
+      it('keeps the answers of requests to the same recipients apart', async () => {
+        const recipients = (): InteractiveRequest['recipients'] => [
+          {
+            email: 'Bob@Example.test',
+            key: 'bob@example.test',
+            value: null,
+            respondedAt: null,
+            expired: false,
+          },
+          {
+            email: 'carol@example.test',
+            key: 'carol@example.test',
+            value: null,
+            respondedAt: null,
+            expired: false,
+          },
+        ];
+        const first = interactiveRequest({ recipients: recipients() });
+        const second = interactiveRequest({ recipients: recipients() });
+        await storage.requests.createRequest(first, noDue);
+        await storage.requests.createRequest(second, noDue);
+        const answered = recipients().map((r, index) =>
+          index === 0 ? { ...r, value: 'yes', respondedAt: t0 } : r,
+        );
+        expect(
+          await storage.requests.updateRequest({ ...first, version: 1, recipients: answered }, 0, noDue),
+        ).toBe(true);
+        const read = await storage.requests.getRequest(second.id);
+        expect(read).toEqual(second);
+        // What a read hands out is the caller's: changing it changes nothing stored.
+        if (read?.recipients[0]) read.recipients[0].value = 'no';
+        expect(await storage.requests.getRequest(second.id)).toEqual(second);
+        expect((await storage.requests.getRequest(first.id))?.recipients).toEqual(answered);
+      });
+
       it('schedules the due work of a create in the same step', async () => {
         const request = interactiveRequest();
         await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });

@@ -2,6 +2,7 @@ import {
   type Clock,
   type InteractiveRequest,
   NotifyError,
+  type RecipientState,
   type RequestStore,
 } from '../../../core/adapter-kit.js';
 import { flatString } from './flat-string.js';
@@ -54,8 +55,8 @@ const sameOptions = (next: InteractiveRequest['options'], kept: InteractiveReque
 
 /**
  * Makes the copies of requests that the store keeps: strings that requests repeat (addresses,
- * labels, the sender, a message sent again and again) and the option list and sender objects are
- * shared between them, and ids are flat. Shared objects are never changed: writes replace the
+ * labels, the sender, a message sent again and again), the option list and sender objects, and the
+ * list of recipients while none has answered, are shared between them, and ids are flat. Shared objects are never changed: writes replace the
  * stored request, and reads hand out copies. A new version of a stored request reuses what the
  * stored one shares already (all but the answers and times), so that an update interns nothing.
  */
@@ -66,6 +67,7 @@ function createCompactor(): (
   const strings = createInterner<string>();
   const optionLists = createInterner<InteractiveRequest['options']>();
   const senders = createInterner<InteractiveRequest['sender']>();
+  const recipientLists = createInterner<RecipientState[]>();
   const shared = (value: string): string =>
     value.length > longestShared ? value : strings.intern(value, value);
   const sharedOptions = (options: InteractiveRequest['options']): InteractiveRequest['options'] => {
@@ -74,6 +76,18 @@ function createCompactor(): (
   };
   const sharedSender = ({ userId, name }: InteractiveRequest['sender']): InteractiveRequest['sender'] =>
     senders.intern(JSON.stringify([userId, name]), { userId: shared(userId), name: shared(name) });
+  // Every pending request to the same people waits on an equal list: one is kept for all of them.
+  const sharedWaiting = (recipients: readonly RecipientState[]): RecipientState[] =>
+    recipientLists.intern(
+      JSON.stringify(recipients.map(({ email, key }) => [email, key])),
+      recipients.map(({ email, key }) => ({
+        email: shared(email),
+        key: shared(key),
+        value: null,
+        respondedAt: null,
+        expired: false,
+      })),
+    );
   return (request, previous) => {
     const same = previous?.id === request.id ? previous : undefined;
     return {
@@ -88,19 +102,25 @@ function createCompactor(): (
           ? same.sender
           : sharedSender(request.sender),
       callback: request.callback === null ? null : { ...request.callback },
-      recipients: request.recipients.map(({ email, key, value, respondedAt, expired }, index) => {
-        const before = same?.recipients[index];
-        return {
-          email: before?.email === email ? before.email : shared(email),
-          key: before?.key === key ? before.key : shared(key),
-          value: value === null ? null : shared(value),
-          respondedAt,
-          expired,
-        };
-      }),
+      recipients: request.recipients.every(isWaiting)
+        ? sharedWaiting(request.recipients)
+        : request.recipients.map(({ email, key, value, respondedAt, expired }, index) => {
+            const before = same?.recipients[index];
+            return {
+              email: before?.email === email ? before.email : shared(email),
+              key: before?.key === key ? before.key : shared(key),
+              value: value === null ? null : shared(value),
+              respondedAt,
+              expired,
+            };
+          }),
     };
   };
 }
+
+/** A recipient that has neither answered nor expired: what every recipient of a new request is. */
+const isWaiting = ({ value, respondedAt, expired }: RecipientState): boolean =>
+  value === null && respondedAt === null && !expired;
 
 const isExpired = (stored: Stored, now: number): boolean =>
   stored.expiresAt !== null && stored.expiresAt <= now;
