@@ -32,6 +32,7 @@ interface World {
   notifier: Notifier;
   storage: StoragePorts;
   logger: ReturnType<typeof capturingLogger>;
+  clock: ReturnType<typeof manualClock>;
   send(body: unknown, idempotencyKey?: string): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
@@ -76,6 +77,7 @@ describe('Slack transport against a fake Slack Web API', () => {
       notifier,
       storage,
       logger,
+      clock,
       async send(body, idempotencyKey) {
         const response = await notifier.handle({
           method: 'POST',
@@ -277,6 +279,19 @@ describe('Slack transport against a fake Slack Web API', () => {
     const sent = await send({ user_emails: [bob], message: 'Hello' });
     expect(sent.status).toBe(500);
     expect(sent.json.details).toContain(bob);
+  });
+
+  it("forgets the record of a message once the notifier's retention (30 days) has passed after the longest a request lives", async () => {
+    const { send, storage, clock } = await start();
+    const day = 24 * 60 * 60_000;
+    const sent = await send(interactive([bob]));
+    const [copy] = await storage.deliveries.listDeliveries(sent.json.request_id as string);
+    const record = () => storage.transportState.get(`slack:copy:${copy?.ref.channel}:${copy?.ref.ts}`);
+    expect(await record()).not.toBeNull();
+    clock.advance(31 * day - 60_000);
+    expect(await record()).not.toBeNull();
+    clock.advance(2 * 60_000);
+    expect(await record()).toBeNull();
   });
 
   it('throws when an update fails, and applies it when tried again', async () => {

@@ -18,11 +18,11 @@ export interface SlackCopy {
   lastVersion: number;
 }
 
-/**
- * Longer than any request lives (24 hours at most) plus the time a failed update may be retried
- * for; after it a click on the message is refused, and the request has long finished anyway.
- */
-const copyTtlMs = 14 * 24 * 60 * 60_000;
+/** The longest a request stays open: its copies are updated until then. */
+const longestRequestMs = 24 * 60 * 60_000;
+
+/** How long a finished send is kept when the notifier does not say (a sink of a test). */
+const defaultRetentionMs = 14 * 24 * 60 * 60_000;
 
 const copyKey = (channel: string, ts: string): string => `copy:${channel}:${ts}`;
 
@@ -39,8 +39,14 @@ export interface SlackCopies {
   claim(channel: string, ts: string, version: number): Promise<SlackCopy | null>;
 }
 
-/** {@link SlackCopies} over the transport's state. */
-export function slackCopies(state: TransportStateStore): SlackCopies {
+/**
+ * {@link SlackCopies} over the transport's state. A record lives as long as the notifier keeps its
+ * send (`retentionMs`, `ChatSink.retentionMs`) after the longest a request stays open, counted from
+ * its last write: after it a click on the message is refused, and the request has long finished.
+ * It names the recipient: a shorter retention must not leave it behind.
+ */
+export function slackCopies(state: TransportStateStore, retentionMs = defaultRetentionMs): SlackCopies {
+  const copyTtlMs = longestRequestMs + retentionMs;
   return {
     async save(channel, ts, copy) {
       await state.set(copyKey(channel, ts), JSON.stringify(copy), { ttlMs: copyTtlMs });

@@ -239,7 +239,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       connected = {
         sink,
         users: slackUsers(sink.state, userCacheTtl),
-        copies: slackCopies(sink.state),
+        copies: slackCopies(sink.state, sink.retentionMs),
         // As long as a user id is trusted: a channel outlives neither the account nor the bot.
         channels: directChannels(sink.state, userCacheTtl.foundMs),
       };
