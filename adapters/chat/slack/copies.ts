@@ -26,6 +26,37 @@ const defaultRetentionMs = 14 * 24 * 60 * 60_000;
 
 const copyKey = (channel: string, ts: string): string => `copy:${channel}:${ts}`;
 
+/**
+ * The record of a copy: a JSON array of its fields in the order of {@link SlackCopy}, without their
+ * names, two thirds of the size of the object (a pending request keeps one per recipient). Records
+ * written as the object by earlier releases are still read, and rewritten as the array.
+ */
+type StoredCopy = [
+  organizationId: string,
+  teamId: string,
+  sendId: string,
+  recipient: string,
+  slackUserId: string,
+  lastVersion: number,
+];
+
+const encode = (copy: SlackCopy): string =>
+  JSON.stringify([
+    copy.organizationId,
+    copy.teamId,
+    copy.sendId,
+    copy.recipient,
+    copy.slackUserId,
+    copy.lastVersion,
+  ] satisfies StoredCopy);
+
+const decode = (value: string): SlackCopy => {
+  const parsed = JSON.parse(value) as StoredCopy | SlackCopy;
+  if (!Array.isArray(parsed)) return parsed;
+  const [organizationId, teamId, sendId, recipient, slackUserId, lastVersion] = parsed;
+  return { organizationId, teamId, sendId, recipient, slackUserId, lastVersion };
+};
+
 /** The records of delivered messages, by channel and `ts` (what Slack names a message by). */
 export interface SlackCopies {
   save(channel: string, ts: string, copy: SlackCopy): Promise<void>;
@@ -49,12 +80,12 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
   const copyTtlMs = longestRequestMs + retentionMs;
   return {
     async save(channel, ts, copy) {
-      await state.set(copyKey(channel, ts), JSON.stringify(copy), { ttlMs: copyTtlMs });
+      await state.set(copyKey(channel, ts), encode(copy), { ttlMs: copyTtlMs });
     },
 
     async get(channel, ts) {
       const record = await state.get(copyKey(channel, ts));
-      return record === null ? null : (JSON.parse(record.value) as SlackCopy);
+      return record === null ? null : decode(record.value);
     },
 
     async claim(channel, ts, version) {
@@ -65,11 +96,11 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
         const record = await state.get(key);
         if (record === null)
           throw new NotifyError('not_found', `No record of Slack message ${channel}/${ts}`);
-        const copy = JSON.parse(record.value) as SlackCopy;
+        const copy = decode(record.value);
         if (version < copy.lastVersion) return null;
         if (version === copy.lastVersion) return copy;
         const claimed: SlackCopy = { ...copy, lastVersion: version };
-        const written = await state.compareAndSet(key, JSON.stringify(claimed), record.version, {
+        const written = await state.compareAndSet(key, encode(claimed), record.version, {
           ttlMs: copyTtlMs,
         });
         if (written !== null) return claimed;
