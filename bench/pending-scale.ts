@@ -5,13 +5,21 @@
  * expire when up to 100,000 of them fall due at once while the rest stay pending (`runDueWork` in
  * virtual time: the timeouts, the stored transitions and the updates of every copy).
  * `--memory-only` leaves Redis out; `--largest-only` measures only the largest size of each store.
+ * Unless `--memory-only`, it also measures the bytes of requests whose copies go to Slack (a fake
+ * Web API in a process of its own stands in for Slack's servers): the state kept for a production
+ * transport, whose messages live on the platform, not in the storage as the inbox's do.
  */
 
 import { setTimeout } from 'node:timers/promises';
+import { slackTransport } from '../adapters/chat/slack/index.js';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
+import { createNotifier } from '../core/notifier.js';
 import type { StoragePorts } from '../core/ports/storage.js';
 import { interactiveBody, post } from '../test/support/api-requests.js';
+import { startFakeSlackProcess } from '../test/support/slack-fake-process.js';
+import { slackIdOf } from '../test/support/slack-workspace.js';
+import { testSeed } from '../test/support/test-seed.js';
 import { benchNotifier } from './bench-notifier.js';
 import { saveFigures, settledHeap, sized } from './options.js';
 import { benchRedis } from './redis-connection.js';
@@ -88,13 +96,60 @@ async function measure(
   };
 }
 
+/** Bytes of one size on memory with the copies on Slack, and how fast they were sent. */
+type SlackScale = Pick<Scale, 'pending' | 'bytesPerRequest' | 'sendsPerSecond'>;
+
+async function measureOnSlack(pending: number): Promise<SlackScale> {
+  const recipients = ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'];
+  const workspace = {
+    teamId: 'T0ACME',
+    botToken: 'xoxb-acme-bench',
+    users: recipients.map((email) => ({ id: slackIdOf(email), email })),
+  };
+  const slack = await startFakeSlackProcess([workspace]);
+  const notifier = createNotifier({
+    storage: memoryStorage(),
+    transports: [
+      slackTransport({
+        signingSecret: 'bench-signing-secret',
+        apiUrl: slack.apiUrl,
+        installation: () => ({ teamId: workspace.teamId, botToken: workspace.botToken }),
+      }),
+    ],
+    rateLimits: {
+      perKey: { burst: 1e12, perSecond: 1e12 },
+      perOrganization: { burst: 1e12, perSecond: 1e12 },
+    },
+  });
+  await notifier.seed(testSeed);
+  // The users' ids and channels cached, as in a running service.
+  await post(notifier, dueLater);
+  const before = settledHeap();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < pending) {
+        next += 1;
+        const answer = await post(notifier, dueLater);
+        if (answer?.status !== 200) throw new Error(`send answered ${answer?.status}: ${answer?.body}`);
+      }
+    }),
+  );
+  const sendSeconds = (performance.now() - started) / 1000;
+  const after = settledHeap();
+  await notifier.stop();
+  await slack.close();
+  return { pending, bytesPerRequest: (after - before) / pending, sendsPerSecond: pending / sendSeconds };
+}
+
 const line = (store: string, scale: Scale): string =>
   `${store.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${scale.due.toLocaleString('en').padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${scale.expiriesPerSecond.toFixed(0).padStart(12)}`;
 
 console.log(
   `${'store'.padEnd(7)} ${'pending'.padStart(10)} ${'due'.padStart(8)} ${'bytes/request'.padStart(14)} ${'sends/s'.padStart(10)} ${'expiries/s'.padStart(12)}`,
 );
-const figures: Record<string, Scale[]> = { memory: [], redis: [] };
+const figures: { memory: Scale[]; redis: Scale[]; slack?: SlackScale } = { memory: [], redis: [] };
 
 /** `--memory-only`: the run of `npm run bench` that measures memory under other Node options. */
 const memoryOnly = process.argv.includes('--memory-only');
@@ -108,7 +163,7 @@ if (client) {
   for (const pending of measuredSizes(sized([10_000, 50_000, 100_000], [250, 500, 1_000]))) {
     const keyPrefix = `chat-notify-bench-scale:${Date.now()}:`;
     const scale = await measure(pending, redisStorage({ client, keyPrefix }), usedMemory, 20);
-    figures.redis!.push(scale);
+    figures.redis.push(scale);
     console.log(line('redis', scale));
     for await (const keys of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
       if (keys.length > 0) await client.unlink(keys);
@@ -117,15 +172,24 @@ if (client) {
   client.destroy();
 }
 
+if (!memoryOnly) {
+  const scale = await measureOnSlack(sized(100_000, 250));
+  figures.slack = scale;
+  console.log(
+    `${'slack'.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${'-'.padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${'-'.padStart(12)}`,
+  );
+}
+
 // Memory last: its largest run leaves a heap of gigabytes behind, which would slow whatever came next.
 for (const pending of measuredSizes(sized([10_000, 100_000, 1_000_000], [250, 500, 1_000]))) {
   const scale = await measure(pending, memoryStorage(), async () => settledHeap(), 1);
-  figures.memory!.push(scale);
+  figures.memory.push(scale);
   console.log(line('memory', scale));
 }
 console.log(
   '\nbytes/request: what the pending requests added (memory: heap after a full collection; Redis:\n' +
-    'used_memory), each with its timeout, 3 inbox copies and their delivery records. expiries/s:\n' +
+    'used_memory), each with its timeout, 3 inbox copies and their delivery records ("slack": on\n' +
+    'memory, its 3 copies posted to a fake Slack Web API instead of the inbox). expiries/s:\n' +
     `the "due" requests (all, or ${mostDue.toLocaleString('en')} spread among the pending ones) fall due at once;\n` +
     'runDueWork stores every timeout and updates every copy while the rest stay pending. The expiries\n' +
     `start ${settleMs / 1000} s after the heap was measured: time for the collector to sweep in the background what\n` +

@@ -29,7 +29,11 @@ const scale = z.object({
   bytesPerRequest: z.number(),
   expiriesPerSecond: z.number(),
 });
-const pendingFigures = z.object({ memory: z.array(scale), redis: z.array(scale) });
+const pendingFigures = z.object({
+  memory: z.array(scale),
+  redis: z.array(scale),
+  slack: z.object({ pending: z.number(), bytesPerRequest: z.number() }).optional(),
+});
 const retentionFigures = z.object({ bytesPerSend: z.number(), sends: z.number() });
 const standaloneFigures = z.object({
   bytesPerSend: z.number(),
@@ -120,7 +124,18 @@ interface TunedRun {
 function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
   const parsed = pendingFigures.safeParse(figures);
   if (!parsed.success) return [['Pending requests: bytes and expiries', 'not measured', '']];
-  return (['memory', 'redis'] as const).flatMap((store): Row[] => {
+  const { slack } = parsed.data;
+  const slackRows: Row[] =
+    slack === undefined
+      ? []
+      : [
+          [
+            `Bytes per pending request, memory, copies on Slack (a fake Web API), ${slack.pending.toLocaleString('en')} pending`,
+            slack.bytesPerRequest.toFixed(0),
+            '< 1,024',
+          ],
+        ];
+  const storeRows = (['memory', 'redis'] as const).flatMap((store): Row[] => {
     const sizes = parsed.data[store];
     // The aims are for the largest number pending, with up to 100,000 of them falling due at once.
     const largest = sizes.at(-1);
@@ -147,6 +162,7 @@ function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
       ],
     ];
   });
+  return [...storeRows, ...slackRows];
 }
 
 function retentionRows(figures: unknown): Row[] {
