@@ -146,7 +146,11 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       try {
         const posted = await client.chat.postMessage({ channel, ...message });
         if (posted.ts === undefined) throw new Error('chat.postMessage answered no ts');
-        return { channel: posted.channel ?? channel, ts: posted.ts, userId: id };
+        // The cached id when Slack answers the same one: the references of every copy sent to
+        // this user then share one string, kept as long as their sends are.
+        const answered =
+          posted.channel === undefined || posted.channel === channel ? channel : posted.channel;
+        return { channel: answered, ts: posted.ts, userId: id };
       } catch (error) {
         if (staleChannelErrors.has(slackErrorCode(error) ?? '')) await channels.forget(key.teamId, id);
         throw error;
