@@ -516,6 +516,29 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(ttl).toBeLessThanOrEqual(1_500);
     }));
 
+  it('keeps a delivered copy as its ref and time under its (recipient, platform), compactly, and reads earlier whole records', () =>
+    withStorage(async ({ deliveries }, keyPrefix) => {
+      const hash = `${keyPrefix}deliveries:req_1`;
+      const copy = {
+        sendId: 'req_1',
+        recipient: 'bób@example.test',
+        platform: 'inbox',
+        ref: { messageId: 'msg_AAAAAAAAAAAAAAAAAAAAAAAA' },
+        deliveredAt: t0,
+      };
+      await deliveries.addDelivery(copy);
+      expect(await shared!.hGetAll(hash)).toEqual({
+        [JSON.stringify(['bób@example.test', 'inbox'])]: JSON.stringify([copy.ref, t0]),
+      });
+      expect(await shared!.sendCommand(['OBJECT', 'ENCODING', hash])).toBe('listpack');
+      // A record as earlier releases wrote it, recorded after the first.
+      const earlier = { ...copy, recipient: 'carol@example.test', platform: 'slack', ref: { ts: '1.2' } };
+      const field = JSON.stringify(['carol@example.test', 'slack']);
+      await shared!.hSet(hash, field, JSON.stringify(earlier));
+      await shared!.rPush(`${keyPrefix}delivery-order:req_1`, field);
+      expect(await deliveries.listDeliveries('req_1')).toEqual([copy, earlier]);
+    }));
+
   it('keeps transport state under the key prefix, with expiry left to Redis (PEXPIRE)', () =>
     withStorage(async ({ transportState }, keyPrefix) => {
       await transportState.set('inbox:msg:1', 'v', { ttlMs: 60_000 });

@@ -15,12 +15,18 @@ end
 return redis.call('HGET', KEYS[3], 'version')
 `);
 
-/** KEYS: deliveries hash, order list. Answers the JSON of every copy in recording order. */
+/**
+ * KEYS: deliveries hash, order list. Answers the field and the JSON of every copy, in turn, in
+ * recording order.
+ */
 export const listDeliveriesScript = luaScript(`
 local out = {}
 for _, field in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
   local json = redis.call('HGET', KEYS[1], field)
-  if json then table.insert(out, json) end
+  if json then
+    table.insert(out, field)
+    table.insert(out, json)
+  end
 end
 return out
 `);
