@@ -10,18 +10,20 @@ const capacity = 4096;
 export interface Interner<T> {
   /** The shared value stored under `key`, or `value` (then shared under it). */
   intern(key: string, value: T): T;
+  /** The shared value stored under `key`, or what `make` builds (then shared under it). */
+  internWith(key: string, make: () => T): T;
 }
 
 /** Creates an empty {@link Interner}. */
 export function createInterner<T>(): Interner<T> {
   const values = new Map<string, T>();
+  const keep = (key: string, value: T): T => {
+    if (values.size >= capacity) values.clear();
+    values.set(key, value);
+    return value;
+  };
   return {
-    intern(key, value) {
-      const shared = values.get(key);
-      if (shared !== undefined) return shared;
-      if (values.size >= capacity) values.clear();
-      values.set(key, value);
-      return value;
-    },
+    intern: (key, value) => values.get(key) ?? keep(key, value),
+    internWith: (key, make) => values.get(key) ?? keep(key, make()),
   };
 }

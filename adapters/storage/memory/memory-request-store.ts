@@ -56,9 +56,10 @@ const sameOptions = (next: InteractiveRequest['options'], kept: InteractiveReque
 /**
  * Makes the copies of requests that the store keeps: strings that requests repeat (addresses,
  * labels, the sender, a message sent again and again), the option list and sender objects, and the
- * list of recipients while none has answered, are shared between them, and ids are flat. Shared objects are never changed: writes replace the
- * stored request, and reads hand out copies. A new version of a stored request reuses what the
- * stored one shares already (all but the answers and times), so that an update interns nothing.
+ * list of recipients while none has answered, are shared between them, and ids are flat. Shared
+ * objects are never changed: writes replace the stored request, and reads hand out copies. A new
+ * version of a stored request reuses what the stored one shares already (all but the answers and
+ * times), so that an update interns nothing.
  */
 function createCompactor(): (
   request: InteractiveRequest,
@@ -75,11 +76,13 @@ function createCompactor(): (
     return optionLists.intern(JSON.stringify(kept), kept);
   };
   const sharedSender = ({ userId, name }: InteractiveRequest['sender']): InteractiveRequest['sender'] =>
-    senders.intern(JSON.stringify([userId, name]), { userId: shared(userId), name: shared(name) });
+    senders.internWith(JSON.stringify([userId, name]), () => ({
+      userId: shared(userId),
+      name: shared(name),
+    }));
   // Every pending request to the same people waits on an equal list: one is kept for all of them.
   const sharedWaiting = (recipients: readonly RecipientState[]): RecipientState[] =>
-    recipientLists.intern(
-      JSON.stringify(recipients.map(({ email, key }) => [email, key])),
+    recipientLists.internWith(JSON.stringify(recipients.map(({ email, key }) => [email, key])), () =>
       recipients.map(({ email, key }) => ({
         email: shared(email),
         key: shared(key),
@@ -102,9 +105,8 @@ function createCompactor(): (
           ? same.sender
           : sharedSender(request.sender),
       callback: request.callback === null ? null : { ...request.callback },
-      recipients: request.recipients.every(isWaiting)
-        ? sharedWaiting(request.recipients)
-        : request.recipients.map(({ email, key, value, respondedAt, expired }, index) => {
+      recipients: !request.recipients.every(isWaiting)
+        ? request.recipients.map(({ email, key, value, respondedAt, expired }, index) => {
             const before = same?.recipients[index];
             return {
               email: before?.email === email ? before.email : shared(email),
@@ -113,10 +115,21 @@ function createCompactor(): (
               respondedAt,
               expired,
             };
-          }),
+          })
+        : same && sameWaiting(request.recipients, same.recipients)
+          ? same.recipients
+          : sharedWaiting(request.recipients),
     };
   };
 }
+
+/** Whether `kept` waits on the people `next` names, in its order: a new version can keep the list. */
+const sameWaiting = (next: readonly RecipientState[], kept: readonly RecipientState[]): boolean =>
+  next.length === kept.length &&
+  kept.every(
+    (recipient, index) =>
+      isWaiting(recipient) && recipient.email === next[index]?.email && recipient.key === next[index]?.key,
+  );
 
 /** A recipient that has neither answered nor expired: what every recipient of a new request is. */
 const isWaiting = ({ value, respondedAt, expired }: RecipientState): boolean =>
