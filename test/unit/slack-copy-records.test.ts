@@ -46,6 +46,14 @@ describe('Slack message records', () => {
     ]);
   });
 
+  it('treats a record in neither form as absent, as an earlier release would leave one it misread', async () => {
+    const { state, copies } = setup();
+    // An earlier release spreads the array it read into an object and writes that back.
+    await state.set('copy:D0BOB:1.4', JSON.stringify({ ...['acme', 'T0ACME', copy.sendId], lastVersion: 2 }));
+    expect(await copies.get('D0BOB', '1.4')).toBeNull();
+    await expect(copies.claim('D0BOB', '1.4', 3)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('keeps a record for the retention after its last write, plus a day', async () => {
     const hour = 60 * 60_000;
     const { clock, copies } = setup(hour);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
 
 /**
@@ -31,14 +32,17 @@ const copyKey = (channel: string, ts: string): string => `copy:${channel}:${ts}`
  * names, two thirds of the size of the object (a pending request keeps one per recipient). Records
  * written as the object by earlier releases are still read, and rewritten as the array.
  */
-type StoredCopy = [
-  organizationId: string,
-  teamId: string,
-  sendId: string,
-  recipient: string,
-  slackUserId: string,
-  lastVersion: number,
-];
+const storedCopy = z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number()]);
+
+/** The object form of earlier releases. */
+const legacyCopy = z.object({
+  organizationId: z.string(),
+  teamId: z.string(),
+  sendId: z.string(),
+  recipient: z.string(),
+  slackUserId: z.string(),
+  lastVersion: z.number(),
+});
 
 const encode = (copy: SlackCopy): string =>
   JSON.stringify([
@@ -48,13 +52,21 @@ const encode = (copy: SlackCopy): string =>
     copy.recipient,
     copy.slackUserId,
     copy.lastVersion,
-  ] satisfies StoredCopy);
+  ] satisfies z.infer<typeof storedCopy>);
 
-const decode = (value: string): SlackCopy => {
-  const parsed = JSON.parse(value) as StoredCopy | SlackCopy;
-  if (!Array.isArray(parsed)) return parsed;
-  const [organizationId, teamId, sendId, recipient, slackUserId, lastVersion] = parsed;
-  return { organizationId, teamId, sendId, recipient, slackUserId, lastVersion };
+/**
+ * The copy a record holds, in either form; null for a record in neither (as an instance of an
+ * earlier release, which reads only objects, would write back after reading an array): such a
+ * record is treated as absent rather than routing clicks with missing fields.
+ */
+const decode = (value: string): SlackCopy | null => {
+  const parsed: unknown = JSON.parse(value);
+  const stored = storedCopy.safeParse(parsed);
+  if (stored.success) {
+    const [organizationId, teamId, sendId, recipient, slackUserId, lastVersion] = stored.data;
+    return { organizationId, teamId, sendId, recipient, slackUserId, lastVersion };
+  }
+  return legacyCopy.safeParse(parsed).data ?? null;
 };
 
 /** The records of delivered messages, by channel and `ts` (what Slack names a message by). */
@@ -94,9 +106,10 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
       // one message, the newer always ends up recorded, and the older one learns it is late.
       for (;;) {
         const record = await state.get(key);
-        if (record === null)
+        const copy = record === null ? null : decode(record.value);
+        if (record === null || copy === null) {
           throw new NotifyError('not_found', `No record of Slack message ${channel}/${ts}`);
-        const copy = decode(record.value);
+        }
         if (version < copy.lastVersion) return null;
         if (version === copy.lastVersion) return copy;
         const claimed: SlackCopy = { ...copy, lastVersion: version };
