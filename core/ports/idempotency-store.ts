@@ -58,7 +58,8 @@ export interface IdempotencyStore {
    * when it is running and holds `sendId`, the id its acquisition proposed (and answered); leaves any
    * other record as it is. For an attempt refused before it did anything (its callback address),
    * whose refusal must leave the key free for a corrected body. An attempt that resumed an earlier
-   * one (answered another send id) ends with {@link fail} instead.
+   * one (answered another send id) ends with {@link fail} instead. The record is told apart by its
+   * send id alone: the caller releases well within its lease, before anyone could take it over.
    */
   release: (scope: IdempotencyScope, sendId: string) => Promise<void>;
 }

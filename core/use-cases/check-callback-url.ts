@@ -59,8 +59,10 @@ export async function checkCallbackOfSend(
 /**
  * Undoes the admission's acquisition of a key: a new record is removed, and a resumed attempt
  * (acquired under the send id of an earlier one) is failed again, as the earlier attempt left it,
- * so that its next repeat resumes it. Should the store fail, the key stays held until its lease
- * ends; a repeat then resumes it.
+ * so that its next repeat resumes it. Should the store fail, the record stays running with this
+ * body: a repeat is answered 409 until its lease ends, then only this body takes it over (and is
+ * refused again while its address is), and another body is refused as a different one until the
+ * record expires. Logged, as the caller cannot tell.
  */
 async function giveKeyBack(
   context: CoreContext,

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { timeoutItemId } from '../../core/domain/due-work.js';
 import type { InteractiveRequest } from '../../core/domain/interactive-request.js';
 import { NotifyError } from '../../core/errors.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
@@ -27,14 +28,26 @@ if (redis) {
   console.warn(`callback_url admission tests on Redis skipped: no Redis answers at ${redisUrl}`);
 }
 
-/** The storage with its request writes recorded: a create through it is a storage step of its own. */
+/**
+ * The storage with its request writes and key acquisitions recorded: a create or an acquisition
+ * through it is a storage step of its own, where the admission's are not.
+ */
 function recorded(storage: StoragePorts): {
   storage: StoragePorts;
   creates: string[];
   updates: InteractiveRequest[];
+  acquisitions: string[];
 } {
   const creates: string[] = [];
   const updates: InteractiveRequest[] = [];
+  const acquisitions: string[] = [];
+  const idempotency = {
+    ...storage.idempotency,
+    acquire: (...args: Parameters<StoragePorts['idempotency']['acquire']>) => {
+      acquisitions.push(args[0].key);
+      return storage.idempotency.acquire(...args);
+    },
+  };
   const requests = {
     ...storage.requests,
     createRequest: (...args: Parameters<StoragePorts['requests']['createRequest']>) => {
@@ -46,7 +59,7 @@ function recorded(storage: StoragePorts): {
       return storage.requests.updateRequest(...args);
     },
   };
-  return { storage: { ...storage, requests }, creates, updates };
+  return { storage: { ...storage, requests, idempotency }, creates, updates, acquisitions };
 }
 
 describe.each(storages)('a send with a callback_url and no Idempotency-Key, on %s', (_name, make) => {
@@ -107,9 +120,11 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
       callback: { url: 'https://public.example/hook' },
     });
     expect(spied.creates).toEqual([]);
+    expect(spied.acquisitions).toEqual([]);
     await sleep(5);
     expect(await setup.send(interactive('https://public.example/hook'), key)).toEqual(sent);
     expect(spied.creates).toEqual([]);
+    expect(spied.acquisitions).toEqual([]);
     expect(spied.updates).toEqual([]);
     await setup.notifier.stop();
   });
@@ -154,9 +169,12 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     const body = interactive('https://flip.example/hook');
     expect((await setup.send(body, key)).status).toBe(503);
     expect((await setup.send(body, key)).status).toBe(422);
-    // The refused repeat resumed the attempt without storing anything, and failed it again.
+    // The refused repeat resumed the attempt without storing anything, and failed it again: the
+    // first attempt's timeout is the only one pending.
     expect(spied.creates).toEqual([]);
     expect(spied.updates).toEqual([]);
+    const pending = await storage.dueWork.claim(Date.now() + 24 * 60 * 60_000, 10, 1);
+    expect(pending.map((item) => item.id)).toEqual([timeoutItemId(firstSendId!)]);
     const resumed = await setup.send(body, key);
     expect(resumed.status).toBe(200);
     expect(resumed.body.request_id).toBe(firstSendId);
