@@ -539,7 +539,26 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await deliveries.listDeliveries('req_1')).toEqual([copy, earlier]);
     }));
 
-  it('keeps transport state under the key prefix, with expiry left to Redis (PEXPIRE)', () =>
+  it('keeps a transport record as one string, and reads and rewrites the hash of earlier releases', () =>
+    withStorage(async ({ transportState }, keyPrefix) => {
+      await transportState.set('inbox:msg:new', 'a:b "c"');
+      expect(await shared!.get(`${keyPrefix}transport-record:inbox:msg:new`)).toBe('1:a:b "c"');
+      const legacy = `${keyPrefix}transport-record:inbox:msg:old`;
+      await shared!.hSet(legacy, { value: '[0,"x"]', version: '5' });
+      expect(await transportState.get('inbox:msg:old')).toEqual({ value: '[0,"x"]', version: 5 });
+      expect(await transportState.getMany(['inbox:msg:old', 'inbox:msg:none', 'inbox:msg:new'])).toEqual([
+        { value: '[0,"x"]', version: 5 },
+        null,
+        { value: 'a:b "c"', version: 1 },
+      ]);
+      expect(await transportState.compareAndSet('inbox:msg:old', 'next', 4)).toBeNull();
+      expect(await transportState.compareAndSet('inbox:msg:old', 'next', 5, { ttlMs: 60_000 })).toBe(6);
+      expect(await shared!.type(legacy)).toBe('string');
+      expect(await transportState.get('inbox:msg:old')).toEqual({ value: 'next', version: 6 });
+      expect(await shared!.pTTL(legacy)).toBeGreaterThan(45_000);
+    }));
+
+  it('keeps transport state under the key prefix, with expiry left to Redis', () =>
     withStorage(async ({ transportState }, keyPrefix) => {
       await transportState.set('inbox:msg:1', 'v', { ttlMs: 60_000 });
       await transportState.append('inbox:recipient:a', '1', { ttlMs: 30_000 });

@@ -59,7 +59,10 @@ export interface RedisKeys {
   idempotencyBase: string;
   /** Hash `{tokens, updatedAt}` of one token bucket, expiring once it would be full again. */
   rateLimit(key: string): string;
-  /** Hash `{value, version}` of one transport-state record, expiring with it. */
+  /**
+   * String `<version>:<value>` of one transport-state record (a hash `{value, version}` in earlier
+   * releases), expiring with it.
+   */
   transportRecord(key: string): string;
   /** List of the entries of one transport-state list, expiring with it. */
   transportList(key: string): string;

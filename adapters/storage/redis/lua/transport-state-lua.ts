@@ -11,14 +11,35 @@ end
 `;
 
 /**
- * `write_record(key, value, ttl)`: stores the value of a record hash `{value, version}` under the
- * next version, and answers it. HINCRBY starts an absent (or expired) record at 1.
+ * `read_record(key)`: the value and version of the record at `key`, or false and false when there
+ * is none (false, as Redis's own nil, so that a table of them stays an array). A record is a string `<version>:<value>`; the hashes `{value, version}` of earlier releases
+ * are still read (and replaced by a string on their next write).
  */
-const writeLua = `${expireLua}
+const readLua = `
+local function read_record(key)
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'string' then
+    local stored = redis.call('GET', key)
+    local colon = string.find(stored, ':', 1, true)
+    return string.sub(stored, colon + 1), string.sub(stored, 1, colon - 1)
+  elseif kind == 'hash' then
+    local r = redis.call('HMGET', key, 'value', 'version')
+    return r[1], r[2]
+  end
+  return false, false
+end
+`;
+
+/**
+ * `write_record(key, value, ttl)`: stores the value under the next version (1 for an absent or
+ * expired record), with the ttl (none when ''), and answers the version.
+ */
+const writeLua = `${readLua}
 local function write_record(key, value, ttl)
-  local version = redis.call('HINCRBY', key, 'version', 1)
-  redis.call('HSET', key, 'value', value)
-  expire(key, ttl)
+  local _, current = read_record(key)
+  local version = (tonumber(current) or 0) + 1
+  local stored = string.format('%d', version) .. ':' .. value
+  if ttl == '' then redis.call('SET', key, stored) else redis.call('SET', key, stored, 'PX', ttl) end
   return version
 end
 `;
@@ -33,7 +54,7 @@ return write_record(KEYS[1], ARGV[1], ARGV[2])
  * new version, or 0 (never a version) when the record's version is not the expected one.
  */
 export const compareAndSetRecordScript = luaScript(`${writeLua}
-local current = redis.call('HGET', KEYS[1], 'version')
+local _, current = read_record(KEYS[1])
 if ARGV[2] == '' then
   if current then return 0 end
 elseif current ~= ARGV[2] then
@@ -43,12 +64,12 @@ return write_record(KEYS[1], ARGV[1], ARGV[3])
 `);
 
 /** KEYS: records. Answers, for each key in order, its value and version (nil and nil when absent). */
-export const getRecordsScript = luaScript(`
+export const getRecordsScript = luaScript(`${readLua}
 local out = {}
 for i, key in ipairs(KEYS) do
-  local r = redis.call('HMGET', key, 'value', 'version')
-  out[2 * i - 1] = r[1]
-  out[2 * i] = r[2]
+  local value, version = read_record(key)
+  out[2 * i - 1] = value
+  out[2 * i] = version
 end
 return out
 `);
