@@ -539,6 +539,51 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await deliveries.listDeliveries('req_1')).toEqual([copy, earlier]);
     }));
 
+  it('reads and updates a request stored as an object by earlier releases, storing it compactly', () =>
+    withStorage(async ({ requests }, keyPrefix) => {
+      const legacy: InteractiveRequest = {
+        id: 'req_legacy',
+        organizationId: 'org_1',
+        version: 0,
+        status: 'pending',
+        message: 'Deploy?',
+        options: [
+          { text: 'Yes', value: 'yes' },
+          { text: 'No', value: 'no' },
+        ],
+        mode: 'onUserAction',
+        timeoutMinutes: 60,
+        createdAt: t0,
+        expiresAt: t0 + 3_600_000,
+        finishedAt: null,
+        externalReferenceId: null,
+        sender: { userId: 'usr_1', name: 'Ada' },
+        callback: null,
+        recipients: [
+          {
+            email: 'Bob@Example.test',
+            key: 'bob@example.test',
+            value: null,
+            respondedAt: null,
+            expired: false,
+          },
+        ],
+      };
+      const key = `${keyPrefix}request:req_legacy`;
+      await shared!.hSet(key, { json: JSON.stringify(legacy), version: '0' });
+      expect(await requests.getRequest('req_legacy')).toEqual(legacy);
+      const answered: InteractiveRequest = {
+        ...legacy,
+        version: 1,
+        recipients: [{ ...legacy.recipients[0]!, value: 'yes', respondedAt: t0 + 1 }],
+      };
+      expect(await requests.updateRequest(answered, 0, { enqueue: [], cancel: [] })).toBe(true);
+      expect((await shared!.hGet(key, 'json'))?.startsWith('["org_1",["usr_1","Ada"],"req_legacy",1,')).toBe(
+        true,
+      );
+      expect(await requests.getRequest('req_legacy')).toEqual(answered);
+    }));
+
   it('keeps a transport record as one string, and reads and rewrites the hash of earlier releases', () =>
     withStorage(async ({ transportState }, keyPrefix) => {
       await transportState.set('inbox:msg:new', 'a:b "c"');

@@ -11,6 +11,7 @@ import { acquireArguments, acquisitionFrom } from './redis-idempotency-store.js'
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asString } from './replies.js';
+import { encodeRequestAfterSender } from './request-format.js';
 
 /**
  * Admission in one script, so one round trip: the key lookup (never cached: a revocation holds on the
@@ -64,7 +65,7 @@ export function redisAdmissionStore(redis: RedisRunner, keys: RedisKeys): Admiss
               : [
                   '1',
                   keys.request(createRequest.request.id),
-                  JSON.stringify(createRequest.request).slice(1),
+                  encodeRequestAfterSender(createRequest.request),
                   String(createRequest.request.version),
                   keys.dueItemBase,
                   keys.due,

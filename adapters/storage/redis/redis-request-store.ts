@@ -1,13 +1,14 @@
-import { type InteractiveRequest, NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
+import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import { encodeDueChanges } from './due-changes.js';
 import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asNumber, asOptionalString } from './replies.js';
+import { decodeRequest, encodeRequest } from './request-format.js';
 import { encodeTtl } from './ttl-argument.js';
 
 /**
- * Interactive requests as JSON next to their version. Create and compare-and-set update are single
+ * Interactive requests as JSON next to their version (in the form of `request-format.ts`). Create and compare-and-set update are single
  * scripts that also change the due work, so a stored request always has its timeout scheduled and
  * only the writer that won a version changes due work. The write that finishes a request sets the
  * expiry of the request and of its delivery keys in the same script.
@@ -18,13 +19,13 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
       const created = await redis.evalScript(
         createRequestScript,
         [keys.request(request.id), keys.due, keys.sequence],
-        [keys.dueItemBase, JSON.stringify(request), String(request.version), ...encodeDueChanges(due)],
+        [keys.dueItemBase, encodeRequest(request), String(request.version), ...encodeDueChanges(due)],
       );
       if (asNumber(created) !== 1) throw new NotifyError('internal', `Request ${request.id} already exists`);
     },
     async getRequest(id) {
       const json = asOptionalString(await redis.command(['HGET', keys.request(id), 'json']));
-      return json === null ? null : (JSON.parse(json) as InteractiveRequest);
+      return json === null ? null : decodeRequest(json);
     },
     async updateRequest(next, expectedVersion, due, options) {
       const updated = await redis.evalScript(
@@ -38,7 +39,7 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
         ],
         [
           keys.dueItemBase,
-          JSON.stringify(next),
+          encodeRequest(next),
           String(next.version),
           String(expectedVersion),
           encodeTtl(options),

@@ -12,8 +12,8 @@ import { dueLua, serverNowLua } from './shared-lua.js';
  * organization's ids to the bases); '1' when recipients are looked up ('' otherwise); '1' when an
  * idempotency key is acquired ('' otherwise), then the base of idempotency records, the key as
  * JSON, the fingerprint, the caller's now, the lease end, the ttl in ms and the proposed send id
- * (all '' when none is); '1' when a request is created ('' otherwise), then its key, its JSON
- * without the opening brace nor `organizationId` and `sender`, its version, the base of due items,
+ * (all '' when none is); '1' when a request is created ('' otherwise), then its key, its stored
+ * JSON from after the sender (`encodeRequestAfterSender`), its version, the base of due items,
  * the due set and the sequence (all '' when none is); the number of recipients, then each one's
  * normalized email as JSON; then the request's encoded due changes.
  * `AdmissionStore.admit` in one script, on the server's clock: {'blocked'} or {'rejected'} for a key
@@ -73,9 +73,8 @@ if ARGV[19] == '1' and ARGV[10] == '1' and #users == 2 * distinct
     and redis.call('EXISTS', ARGV[20]) == 0 then
   local decoded, owner = pcall(cjson.decode, principal[5])
   if decoded and type(owner) == 'table' and type(owner.name) == 'string' then
-    redis.call('HSET', ARGV[20], 'version', ARGV[22], 'json', '{"organizationId":' .. json_string(key.organizationId)
-      .. ',"sender":{"userId":' .. json_string(key.userId) .. ',"name":' .. json_string(owner.name) .. '},'
-      .. ARGV[21])
+    redis.call('HSET', ARGV[20], 'version', ARGV[22], 'json', '[' .. json_string(key.organizationId)
+      .. ',[' .. json_string(key.userId) .. ',' .. json_string(owner.name) .. '],' .. ARGV[21])
     apply_due(ARGV[24], ARGV[23], ARGV[25], ARGV, 27 + emails)
     created = '1'
   end
