@@ -516,27 +516,74 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(ttl).toBeLessThanOrEqual(1_500);
     }));
 
-  it('keeps a delivered copy as its ref and time under its (recipient, platform), compactly, and reads earlier whole records', () =>
+  it('keeps each copy of a send as its place, ref and time, compactly and without an order list', () =>
     withStorage(async ({ deliveries }, keyPrefix) => {
-      const hash = `${keyPrefix}deliveries:req_1`;
-      const copy = {
+      const copy = (recipient: string, messageId: string) => ({
         sendId: 'req_1',
-        recipient: 'bób@example.test',
+        recipient,
         platform: 'inbox',
-        ref: { messageId: 'msg_AAAAAAAAAAAAAAAAAAAAAAAA' },
+        ref: { messageId },
         deliveredAt: t0,
-      };
-      await deliveries.addDelivery(copy);
+      });
+      const bob = copy('bób@example.test', 'msg_AAAAAAAAAAAAAAAAAAAAAAAA');
+      const carol = copy('carol@example.test', 'msg_BBBBBBBBBBBBBBBBBBBBBBBB');
+      const bobAgain = { ...bob, ref: { messageId: 'msg_CCCCCCCCCCCCCCCCCCCCCCCC' }, deliveredAt: t0 + 1 };
+      await deliveries.addDelivery(bob);
+      await deliveries.addDelivery(carol);
+      await deliveries.addDelivery(bobAgain);
+      const hash = `${keyPrefix}deliveries:req_1`;
       expect(await shared!.hGetAll(hash)).toEqual({
-        [JSON.stringify(['bób@example.test', 'inbox'])]: JSON.stringify([copy.ref, t0]),
+        [JSON.stringify(['bób@example.test', 'inbox'])]: JSON.stringify([1, bobAgain.ref, t0 + 1]),
+        [JSON.stringify(['carol@example.test', 'inbox'])]: JSON.stringify([2, carol.ref, t0]),
       });
       expect(await shared!.sendCommand(['OBJECT', 'ENCODING', hash])).toBe('listpack');
-      // A record as earlier releases wrote it, recorded after the first.
-      const earlier = { ...copy, recipient: 'carol@example.test', platform: 'slack', ref: { ts: '1.2' } };
-      const field = JSON.stringify(['carol@example.test', 'slack']);
-      await shared!.hSet(hash, field, JSON.stringify(earlier));
-      await shared!.rPush(`${keyPrefix}delivery-order:req_1`, field);
-      expect(await deliveries.listDeliveries('req_1')).toEqual([copy, earlier]);
+      expect(await shared!.exists(`${keyPrefix}delivery-order:req_1`)).toBe(0);
+      expect(await deliveries.listDeliveries('req_1')).toEqual([bobAgain, carol]);
+    }));
+
+  it('lists the copies of a send in recording order when Redis keeps their hash unordered', () =>
+    withStorage(async ({ deliveries }, keyPrefix) => {
+      // Refs longer than a listpack takes: the hash becomes a hash table, which keeps no order.
+      const recorded = Array.from({ length: 40 }, (_, index) => ({
+        sendId: 'req_3',
+        recipient: `user${String(index).padStart(2, '0')}@example.test`,
+        platform: 'teams',
+        ref: { conversationId: `a:${'x'.repeat(80)}`, activityId: String(index) },
+        deliveredAt: t0 + index,
+      }));
+      for (const record of recorded) await deliveries.addDelivery(record);
+      expect(await shared!.sendCommand(['OBJECT', 'ENCODING', `${keyPrefix}deliveries:req_3`])).toBe(
+        'hashtable',
+      );
+      expect(await deliveries.listDeliveries('req_3')).toEqual(recorded);
+    }));
+
+  it('reads the whole records and order list of an earlier release, and keeps that order as copies are added', () =>
+    withStorage(async ({ deliveries }, keyPrefix) => {
+      const copy = (recipient: string, ts: string) => ({
+        sendId: 'req_2',
+        recipient,
+        platform: 'slack',
+        ref: { channel: 'D1', ts },
+        deliveredAt: t0,
+      });
+      const [amy, zed, kim] = [
+        copy('amy@example.test', '1.1'),
+        copy('zed@example.test', '1.2'),
+        copy('kim@example.test', '1.3'),
+      ];
+      const field = (record: { recipient: string }) => JSON.stringify([record.recipient, 'slack']);
+      // Recorded zed first, then amy; the hash alone would not say so.
+      await shared!.hSet(`${keyPrefix}deliveries:req_2`, {
+        [field(amy)]: JSON.stringify(amy),
+        [field(zed)]: JSON.stringify(zed),
+      });
+      await shared!.rPush(`${keyPrefix}delivery-order:req_2`, [field(zed), field(amy)]);
+      expect(await deliveries.listDeliveries('req_2')).toEqual([zed, amy]);
+      await deliveries.addDelivery(kim);
+      const zedAgain = { ...zed, ref: { channel: 'D1', ts: '1.4' } };
+      await deliveries.addDelivery(zedAgain);
+      expect(await deliveries.listDeliveries('req_2')).toEqual([zedAgain, amy, kim]);
     }));
 
   it('reads and updates a request stored as an object by earlier releases, storing it compactly', () =>

@@ -6,23 +6,24 @@ import { asArray, asOptionalNumber, asString } from './replies.js';
 import { encodeTtl } from './ttl-argument.js';
 
 /**
- * What the hash holds of a copy: its ref and delivery time. The send is the hash's key, and the
- * recipient and platform its field (the JSON of the pair); the whole record, as earlier releases
- * wrote it, is still read. Short enough for Redis to keep the hash of a send to the inbox compact
- * (a listpack: values up to `hash-max-listpack-value`, 64 bytes by default).
+ * What the hash holds of a copy: its place in recording order, its ref and its delivery time. The
+ * send is the hash's key, and the recipient and platform its field (the JSON of the pair); the whole
+ * record, as earlier releases wrote it (with a list of the fields for the order), is still read.
+ * Short enough for Redis to keep the hash of a send to the inbox compact (a listpack: values up to
+ * `hash-max-listpack-value`, 64 bytes by default).
  */
-type StoredCopy = [ref: DeliveryRecord['ref'], deliveredAt: number];
+type StoredCopy = [place: number, ref: DeliveryRecord['ref'], deliveredAt: number];
 
-/** The record of a copy from its field and its stored JSON, in either form. */
-function recordOf(sendId: string, field: string, json: string): DeliveryRecord {
+/** A copy from its field and its stored JSON, in either form, and its place (0 for an earlier release's). */
+function copyOf(sendId: string, field: string, json: string): { place: number; record: DeliveryRecord } {
   const stored = JSON.parse(json) as StoredCopy | DeliveryRecord;
-  if (!Array.isArray(stored)) return stored;
+  if (!Array.isArray(stored)) return { place: 0, record: stored };
   const [recipient, platform] = JSON.parse(field) as [string, string];
-  const [ref, deliveredAt] = stored;
-  return { sendId, recipient, platform, ref, deliveredAt };
+  const [place, ref, deliveredAt] = stored;
+  return { place, record: { sendId, recipient, platform, ref, deliveredAt } };
 }
 
-/** Delivered copies per send: a hash by (recipient, platform) and a list of its fields in recording order. */
+/** Delivered copies per send: a hash by (recipient, platform), each copy with its place in recording order. */
 export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): DeliveryStore {
   return {
     async addDelivery(delivery, options) {
@@ -35,7 +36,8 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
         ],
         [
           JSON.stringify([delivery.recipient, delivery.platform]),
-          JSON.stringify([delivery.ref, delivery.deliveredAt] satisfies StoredCopy),
+          // The script writes the place ahead of the rest.
+          JSON.stringify([delivery.ref, delivery.deliveredAt]).slice(1),
           encodeTtl(options),
         ],
       );
@@ -47,12 +49,14 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
         [keys.deliveries(sendId), keys.deliveryOrder(sendId)],
         [],
       );
-      const pairs = asArray(reply);
-      const records: DeliveryRecord[] = [];
+      const [order, ...pairs] = asArray(reply);
+      const copies: { place: number; record: DeliveryRecord }[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {
-        records.push(recordOf(sendId, asString(pairs[i]), asString(pairs[i + 1])));
+        copies.push(copyOf(sendId, asString(pairs[i]), asString(pairs[i + 1])));
       }
-      return records;
+      // A send of an earlier release comes in the order of its list already.
+      if (asString(order) === 'placed') copies.sort((a, b) => a.place - b.place);
+      return copies.map(({ record }) => record);
     },
   } satisfies DeliveryStore;
 }

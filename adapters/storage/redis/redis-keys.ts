@@ -49,9 +49,12 @@ export interface RedisKeys {
   due: string;
   /** Base of the hashes `{kind, requestId, runAt, attempt, member, lease}` of due items. */
   dueItemBase: string;
-  /** Hash: JSON `[recipient, platform]` → JSON delivery record, of one send. */
+  /** Hash: JSON `[recipient, platform]` → JSON `[place, ref, deliveredAt]` of a copy, of one send. */
   deliveries(sendId: string): string;
-  /** List of the fields of {@link RedisKeys.deliveries} in recording order. */
+  /**
+   * List of the fields of {@link RedisKeys.deliveries} in recording order, of the sends of earlier
+   * releases (whose copies were whole records without a place).
+   */
   deliveryOrder(sendId: string): string;
   /** Hash of one idempotency record, expiring with it: the base, then JSON `[organizationId, key]`. */
   idempotency(organizationId: string, key: string): string;
