@@ -37,7 +37,18 @@ const toRecord = ([value, version]: unknown[]): TransportStateRecord | null => {
 export function redisTransportStateStore(redis: RedisRunner, keys: RedisKeys): TransportStateStore {
   return {
     async get(key) {
-      return toRecord(asArray(await redis.evalScript(getRecordsScript, [keys.transportRecord(key)], [])));
+      const record = keys.transportRecord(key);
+      let stored: string | null;
+      try {
+        // A plain GET, the cheapest read for the server; a hash of an earlier release refuses it.
+        stored = asOptionalString(await redis.command(['GET', record]));
+      } catch (error) {
+        if (!(error instanceof Error && error.message.startsWith('WRONGTYPE'))) throw error;
+        return toRecord(asArray(await redis.command(['HMGET', record, 'value', 'version'])));
+      }
+      if (stored === null) return null;
+      const colon = stored.indexOf(':');
+      return { value: stored.slice(colon + 1), version: Number(stored.slice(0, colon)) };
     },
 
     async getMany(requested) {
