@@ -5,34 +5,13 @@
  * looked up once and cached, as in production after the first send; the figure is the latency of
  * the whole HTTP-level send, as the caller waits for it.
  */
-import { slackTransport } from '../adapters/chat/slack/index.js';
-import { memoryStorage } from '../adapters/storage/memory/index.js';
-import { createNotifier } from '../core/index.js';
 import { sendInteractive } from '../test/support/send-interactive.js';
-import { startFakeSlackProcess } from '../test/support/slack-fake-process.js';
-import { slackIdOf } from '../test/support/slack-workspace.js';
-import { numberedUsers, testSeed } from '../test/support/test-seed.js';
+import { numberedUsers } from '../test/support/test-seed.js';
+import { benchSlackNotifier } from './bench-notifier.js';
 import { quick, saveFigures, sized } from './options.js';
 
 const latencyMs = 20;
-const workspace = {
-  teamId: 'T0ACME',
-  botToken: 'xoxb-acme-bench',
-  users: numberedUsers.map((email) => ({ id: slackIdOf(email), email })),
-};
-const slack = await startFakeSlackProcess([workspace]);
-const notifier = createNotifier({
-  storage: memoryStorage(),
-  transports: [
-    slackTransport({
-      signingSecret: 'bench-signing-secret',
-      apiUrl: slack.apiUrl,
-      installation: () => ({ teamId: workspace.teamId, botToken: workspace.botToken }),
-    }),
-  ],
-  rateLimits: { perKey: { burst: 1e9, perSecond: 1e9 }, perOrganization: { burst: 1e9, perSecond: 1e9 } },
-});
-await notifier.seed(testSeed);
+const { notifier, slack } = await benchSlackNotifier(numberedUsers);
 
 /** The latency of one interactive send, as the caller waits for it. */
 const send = async (recipients: readonly string[]): Promise<number> => {

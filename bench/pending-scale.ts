@@ -11,16 +11,11 @@
  */
 
 import { setTimeout } from 'node:timers/promises';
-import { slackTransport } from '../adapters/chat/slack/index.js';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
-import { createNotifier } from '../core/notifier.js';
 import type { StoragePorts } from '../core/ports/storage.js';
 import { interactiveBody, post } from '../test/support/api-requests.js';
-import { startFakeSlackProcess } from '../test/support/slack-fake-process.js';
-import { slackIdOf } from '../test/support/slack-workspace.js';
-import { testSeed } from '../test/support/test-seed.js';
-import { benchNotifier } from './bench-notifier.js';
+import { benchNotifier, benchSlackNotifier } from './bench-notifier.js';
 import { saveFigures, settledHeap, sized } from './options.js';
 import { benchRedis } from './redis-connection.js';
 
@@ -100,28 +95,11 @@ async function measure(
 type SlackScale = Pick<Scale, 'pending' | 'bytesPerRequest' | 'sendsPerSecond'>;
 
 async function measureOnSlack(pending: number): Promise<SlackScale> {
-  const recipients = ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'];
-  const workspace = {
-    teamId: 'T0ACME',
-    botToken: 'xoxb-acme-bench',
-    users: recipients.map((email) => ({ id: slackIdOf(email), email })),
-  };
-  const slack = await startFakeSlackProcess([workspace]);
-  const notifier = createNotifier({
-    storage: memoryStorage(),
-    transports: [
-      slackTransport({
-        signingSecret: 'bench-signing-secret',
-        apiUrl: slack.apiUrl,
-        installation: () => ({ teamId: workspace.teamId, botToken: workspace.botToken }),
-      }),
-    ],
-    rateLimits: {
-      perKey: { burst: 1e12, perSecond: 1e12 },
-      perOrganization: { burst: 1e12, perSecond: 1e12 },
-    },
-  });
-  await notifier.seed(testSeed);
+  const { notifier, slack } = await benchSlackNotifier([
+    'bob@acme.test',
+    'carol@acme.test',
+    'dave@acme.test',
+  ]);
   // The users' ids and channels cached, as in a running service.
   await post(notifier, dueLater);
   const before = settledHeap();
