@@ -589,23 +589,7 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
   it('reads and updates a request stored as an object by earlier releases, storing it compactly', () =>
     withStorage(async ({ requests }, keyPrefix) => {
       const legacy: InteractiveRequest = {
-        id: 'req_legacy',
-        organizationId: 'org_1',
-        version: 0,
-        status: 'pending',
-        message: 'Deploy?',
-        options: [
-          { text: 'Yes', value: 'yes' },
-          { text: 'No', value: 'no' },
-        ],
-        mode: 'onUserAction',
-        timeoutMinutes: 60,
-        createdAt: t0,
-        expiresAt: t0 + 3_600_000,
-        finishedAt: null,
-        externalReferenceId: null,
-        sender: { userId: 'usr_1', name: 'Ada' },
-        callback: null,
+        ...request('req_legacy', 0),
         recipients: [
           {
             email: 'Bob@Example.test',
