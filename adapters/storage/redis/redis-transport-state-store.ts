@@ -31,7 +31,8 @@ const toRecord = ([value, version]: unknown[]): TransportStateRecord | null => {
  * earlier releases are still read, and replaced on their next write: a string of a few hundred
  * bytes costs Redis about 150 bytes less than such a hash) and one Redis list per list, each under
  * the key prefix and left to Redis to expire (on the server's clock, so an expired key is never
- * read). Records are read and written by scripts, so that compare-and-set stays atomic across
+ * read). A record is read by a plain GET (HMGET for an earlier release's hash, which refuses it),
+ * several at once and every write by a script, so that compare-and-set stays atomic across
  * instances; lists are read by a single command.
  */
 export function redisTransportStateStore(redis: RedisRunner, keys: RedisKeys): TransportStateStore {

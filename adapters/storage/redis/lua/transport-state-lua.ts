@@ -12,8 +12,9 @@ end
 
 /**
  * `read_record(key)`: the value and version of the record at `key`, or false and false when there
- * is none (false, as Redis's own nil, so that a table of them stays an array). A record is a string `<version>:<value>`; the hashes `{value, version}` of earlier releases
- * are still read (and replaced by a string on their next write).
+ * is none (false, as Redis's own nil, so that a table of them stays an array). A record is a string
+ * `<version>:<value>`; the hashes `{value, version}` of earlier releases are still read (and
+ * replaced by a string on their next write).
  */
 const readLua = `
 local function read_record(key)
