@@ -93,13 +93,22 @@ function createCompactor(): (
     );
   return (request, previous) => {
     const same = previous?.id === request.id ? previous : undefined;
+    // Every field named, no spread: a spread copy takes its source's layout, four fields in the
+    // object and the rest in an array with room for twice as many (24 bytes more per stored request).
     return {
-      ...request,
       id: same?.id ?? flatString(request.id),
       organizationId: same?.organizationId ?? shared(request.organizationId),
+      version: request.version,
+      status: request.status,
       message: same?.message === request.message ? same.message : shared(request.message),
       options:
         same && sameOptions(request.options, same.options) ? same.options : sharedOptions(request.options),
+      mode: request.mode,
+      timeoutMinutes: request.timeoutMinutes,
+      createdAt: request.createdAt,
+      expiresAt: request.expiresAt,
+      finishedAt: request.finishedAt,
+      externalReferenceId: request.externalReferenceId,
       sender:
         same?.sender.userId === request.sender.userId && same.sender.name === request.sender.name
           ? same.sender
