@@ -74,18 +74,9 @@ describe('inbox message records', () => {
       const shown = { ...answered, footer: 'You answered “a\\"b” · Sent by Alice', selected: 'x"y' };
       expect(await messages.update(message.id, 3, shown)).toBe(true);
       expect((await state.get(`msg:${message.id}`))?.value).toBe(
-        JSON.stringify([
-          3,
-          recipient,
-          organizationId,
-          message.requestId,
-          text,
-          ['Yes', 'yes', 'No', 'no'],
-          0,
-          shown.footer,
-          shown.selected,
-          message.deliveredAt,
-        ]),
+        `${JSON.stringify([recipient, organizationId, message.requestId, text, message.deliveredAt])}\n${JSON.stringify(
+          [3, ['Yes', 'yes', 'No', 'no'], 0, shown.footer, shown.selected],
+        )}`,
       );
       expect(await messages.get(message.id)).toEqual({ ...message, ...shown });
       expect(await messages.update(message.id, 2, answered)).toBe(true);
@@ -98,28 +89,53 @@ describe('inbox message records', () => {
     const message: InboxMessage = { ...interactive, requestId: null };
     await messages.add(message, 0);
     expect(await messages.update(message.id, 1, answered)).toBe(true);
-    const [, , , requestId, text] = JSON.parse(
-      (await state.get(`msg:${message.id}`))?.value ?? '[]',
-    ) as unknown[];
+    const [kept] = (await state.get(`msg:${message.id}`))?.value.split('\n') ?? [];
+    const [, , requestId, text] = JSON.parse(kept ?? '[]') as unknown[];
     expect([requestId, text]).toEqual([null, message.text]);
     expect(await messages.get(message.id)).toEqual({ ...message, kind: 'plain', ...answered });
   });
 
-  it('reads and updates a record in the object form of earlier releases, keeping that form', async () => {
+  it.each([
+    ['the object form of the first releases', JSON.stringify({ version: 1, message: interactive })],
+    [
+      'the one-line array form of the release before',
+      JSON.stringify([
+        1,
+        'bob@acme.test',
+        'acme',
+        interactive.requestId,
+        interactive.text,
+        ['Yes', 'yes', 'No', 'no'],
+        1,
+        interactive.footer,
+        null,
+        1_000,
+      ]),
+    ],
+  ])('reads and updates a record in %s, rewriting it in the current form', async (_form, legacy) => {
     const { state, messages } = setup();
-    const legacy = JSON.stringify({ version: 1, message: interactive });
     await state.set(`msg:${interactive.id}`, legacy);
     await state.append('recipient:bob@acme.test', interactive.id);
     expect(await messages.list('bob@acme.test')).toEqual([interactive]);
+    expect(await messages.get(interactive.id)).toEqual(interactive);
 
     expect(await messages.update(interactive.id, 0, answered)).toBe(true);
     expect((await state.get(`msg:${interactive.id}`))?.value).toBe(legacy);
     expect(await messages.update(interactive.id, 2, answered)).toBe(true);
     expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
-    expect(JSON.parse((await state.get(`msg:${interactive.id}`))?.value ?? 'null')).toEqual({
-      version: 2,
-      message: { ...interactive, ...answered },
-    });
+    expect((await state.get(`msg:${interactive.id}`))?.value.split('\n')).toHaveLength(2);
+    expect(await messages.update(interactive.id, 1, interactive)).toBe(true);
+    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
+  });
+
+  it('compares versions of more than one digit as numbers', async () => {
+    const { messages } = setup();
+    await messages.add(interactive, 10);
+    expect(await messages.update(interactive.id, 9, answered)).toBe(true);
+    expect(await messages.get(interactive.id)).toEqual(interactive);
+    expect(await messages.update(interactive.id, 12, answered)).toBe(true);
+    expect(await messages.update(interactive.id, 11, interactive)).toBe(true);
+    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
   });
 
   it('answers false for an update of a message that does not exist', async () => {

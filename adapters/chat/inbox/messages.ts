@@ -2,13 +2,34 @@ import type { Clock, TransportStateStore } from '../../../core/adapter-kit.js';
 import type { InboxMessage } from './inbox-message.js';
 
 /**
- * The record of one message: a JSON array without property names or the id (which is its key),
- * about half the size of the object it stands for, since every pending copy keeps one.
- * `version` is `MessageView.version` of the view last applied, so that an older view never replaces
- * a newer one; `kind` is implied by `requestId` (an interactive message has one); `buttons` holds
- * text and value of each button in turn.
+ * The record of one message: two JSON arrays without property names or the id (which is its key),
+ * about half the size of the object it stands for, since every pending copy keeps one. What a
+ * delivery fixed comes first; what an update changes follows on a line of its own, so that an update
+ * (every copy of every request that times out) replaces that line without parsing the message
+ * (`JSON.stringify` never writes a line break). `version` is `MessageView.version` of the view last
+ * applied, so that an older view never replaces a newer one; `kind` is implied by `requestId` (an
+ * interactive message has one); `buttons` holds text and value of each button in turn.
  */
-type StoredMessage = [
+type KeptFields = [
+  recipient: string,
+  organizationId: string,
+  requestId: string | null,
+  text: string,
+  deliveredAt: number,
+];
+type ShownFields = [
+  version: number,
+  buttons: string[],
+  buttonsEnabled: 0 | 1,
+  footer: string | null,
+  selected: string | null,
+];
+
+/** What an update of a message changes: the parts of its view that follow the request's state. */
+export type ShownState = Pick<InboxMessage, 'buttons' | 'buttonsEnabled' | 'footer' | 'selected'>;
+
+/** The one-line array of the previous release, still read (and rewritten in the current form). */
+type ArrayMessage = [
   version: number,
   recipient: string,
   organizationId: string,
@@ -21,11 +42,8 @@ type StoredMessage = [
   deliveredAt: number,
 ];
 
-/** What an update of a message changes: the parts of its view that follow the request's state. */
-export type ShownState = Pick<InboxMessage, 'buttons' | 'buttonsEnabled' | 'footer' | 'selected'>;
-
-/** The record as the first releases wrote it, still read (and rewritten in it) until it expires. */
-interface LegacyMessage {
+/** The object of the first releases, still read (and rewritten in the current form). */
+interface ObjectMessage {
   version: number;
   message: InboxMessage;
 }
@@ -34,29 +52,35 @@ const messageKey = (id: string): string => `msg:${id}`;
 const recipientKey = (recipient: string): string => `recipient:${recipient}`;
 const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
 
-const encode = (version: number, message: InboxMessage): string => {
-  const buttons: string[] = [];
-  for (const { text, value } of message.buttons) buttons.push(text, value);
-  const stored: StoredMessage = [
+const flatButtons = (buttons: ShownState['buttons']): string[] => {
+  const flat: string[] = [];
+  for (const { text, value } of buttons) flat.push(text, value);
+  return flat;
+};
+
+const shownLine = (version: number, shown: ShownState): string =>
+  JSON.stringify([
     version,
+    flatButtons(shown.buttons),
+    shown.buttonsEnabled ? 1 : 0,
+    shown.footer,
+    shown.selected,
+  ] satisfies ShownFields);
+
+const encode = (version: number, message: InboxMessage): string =>
+  `${JSON.stringify([
     message.recipient,
     message.organizationId,
     message.requestId,
     message.text,
-    buttons,
-    message.buttonsEnabled ? 1 : 0,
-    message.footer,
-    message.selected,
     message.deliveredAt,
-  ];
-  return JSON.stringify(stored);
-};
+  ] satisfies KeptFields)}\n${shownLine(version, message)}`;
 
-/** The message of a record, in either form. */
-const decode = (id: string, value: string): InboxMessage => {
-  const parsed = JSON.parse(value) as StoredMessage | LegacyMessage;
-  if (!Array.isArray(parsed)) return parsed.message;
-  const [, recipient, organizationId, requestId, text, flat, enabled, footer, selected, deliveredAt] = parsed;
+const messageOf = (
+  id: string,
+  [recipient, organizationId, requestId, text, deliveredAt]: KeptFields,
+  [, flat, enabled, footer, selected]: ShownFields,
+): InboxMessage => {
   const buttons: InboxMessage['buttons'] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) buttons.push({ text: flat[i]!, value: flat[i + 1]! });
   return {
@@ -74,33 +98,65 @@ const decode = (id: string, value: string): InboxMessage => {
   };
 };
 
-/**
- * The record `value` showing `shown` as the view of `version`, in the form it was written in; null
- * when it already shows a newer view. Works on the parsed array, without building the message.
- */
-const rewrite = (value: string, version: number, shown: ShownState): string | null => {
-  const parsed = JSON.parse(value) as StoredMessage | LegacyMessage;
-  if ((Array.isArray(parsed) ? parsed[0] : parsed.version) > version) return null;
-  if (!Array.isArray(parsed)) {
-    const message: InboxMessage = { ...parsed.message, ...shownFields(shown) };
-    return JSON.stringify({ version, message } satisfies LegacyMessage);
+/** The version and message of a record in any of its forms. */
+const decode = (id: string, value: string): { version: number; message: InboxMessage } => {
+  const split = value.indexOf('\n');
+  if (split === -1) {
+    const parsed = JSON.parse(value) as ArrayMessage | ObjectMessage;
+    if (!Array.isArray(parsed)) return parsed;
+    const [
+      version,
+      recipient,
+      organizationId,
+      requestId,
+      text,
+      flat,
+      enabled,
+      footer,
+      selected,
+      deliveredAt,
+    ] = parsed;
+    return {
+      version,
+      message: messageOf(
+        id,
+        [recipient, organizationId, requestId, text, deliveredAt],
+        [version, flat, enabled, footer, selected],
+      ),
+    };
   }
-  const buttons: string[] = [];
-  for (const button of shown.buttons) buttons.push(button.text, button.value);
-  parsed[0] = version;
-  parsed[5] = buttons;
-  parsed[6] = shown.buttonsEnabled ? 1 : 0;
-  parsed[7] = shown.footer;
-  parsed[8] = shown.selected;
-  return JSON.stringify(parsed);
+  const shown = JSON.parse(value.slice(split + 1)) as ShownFields;
+  return {
+    version: shown[0],
+    message: messageOf(id, JSON.parse(value.slice(0, split)) as KeptFields, shown),
+  };
 };
 
-const shownFields = ({ buttons, buttonsEnabled, footer, selected }: ShownState): ShownState => ({
-  buttons: buttons.map(({ text, value }) => ({ text, value })),
-  buttonsEnabled,
-  footer,
-  selected,
-});
+/** The version a record in the current form shows: the integer that opens its second line. */
+const versionAfter = (value: string, split: number): number => {
+  let version = 0;
+  for (let index = split + 2; index < value.length; index += 1) {
+    const digit = value.charCodeAt(index) - 48;
+    if (digit < 0 || digit > 9) break;
+    version = version * 10 + digit;
+  }
+  return version;
+};
+
+/**
+ * The record `value` showing `shown` as the view of `version`, in the current form; null when it
+ * already shows a newer view. A record in the current form keeps its first line as it is.
+ */
+const rewrite = (id: string, value: string, version: number, shown: ShownState): string | null => {
+  const split = value.indexOf('\n');
+  if (split !== -1) {
+    if (versionAfter(value, split) > version) return null;
+    return `${value.slice(0, split + 1)}${shownLine(version, shown)}`;
+  }
+  const earlier = decode(id, value);
+  if (earlier.version > version) return null;
+  return encode(version, { ...earlier.message, ...shown });
+};
 
 /** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
 export interface InboxMessages {
@@ -167,7 +223,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       for (;;) {
         const record = await state.get(key);
         if (record === null) return false;
-        const next = rewrite(record.value, version, shown);
+        const next = rewrite(id, record.value, version, shown);
         if (next === null) return true;
         const written = await state.compareAndSet(key, next, record.version, recordOptions);
         if (written !== null) {
@@ -178,13 +234,15 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
 
     async get(id) {
       const record = await state.get(messageKey(id));
-      return record === null ? null : decode(id, record.value);
+      return record === null ? null : decode(id, record.value).message;
     },
 
     async list(recipient) {
       const ids = (await Promise.all(listKeys(recipient).map((key) => state.readList(key)))).flat();
       const records = ids.length === 0 ? [] : await state.getMany(ids.map(messageKey));
-      return records.flatMap((record, index) => (record === null ? [] : [decode(ids[index]!, record.value)]));
+      return records.flatMap((record, index) =>
+        record === null ? [] : [decode(ids[index]!, record.value).message],
+      );
     },
   };
 }
