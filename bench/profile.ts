@@ -2,8 +2,9 @@
  * Where the CPU of the hot paths goes: a sampling CPU profile (the V8 profiler `node --cpu-prof`
  * uses, started in process through the inspector) of fire-and-forget sends and of status reads
  * through the notifier's handler (memory storage, inbox; the framework is left out, it costs the
- * same in the bare app), summarized as the share of samples by area and by function. The shares,
- * not the times, are the figures: they say what dominates on any machine.
+ * same in the bare app), and of expiries (interactive requests to 3 recipients falling due at once,
+ * `runDueWork` in virtual time), summarized as the share of samples by area and by function. The
+ * shares, not the times, are the figures: they say what dominates on any machine.
  */
 
 import { Session } from 'node:inspector/promises';
@@ -18,6 +19,12 @@ interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string } }[];
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A profile and the time per call it measured. */
+interface Measured {
+  profile: CpuProfile;
+  microseconds: number;
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -65,39 +72,68 @@ function summarize(profile: CpuProfile): { areas: Shares; functions: Shares } {
   return { areas: shares(areas), functions: shares(functions) };
 }
 
+/** Profiles `count` calls of `operation`, after warming it up, and answers the time per call. */
 async function profileOf(
   operation: () => Promise<{ status: number; body: string } | null>,
   count: number,
-): Promise<{ profile: CpuProfile; microseconds: number }> {
+): Promise<Measured> {
   const first = await operation();
   // A profile of error answers would describe the wrong path.
   if (first?.status !== 200) throw new Error(`the profiled call answered ${first?.status}: ${first?.body}`);
   // Warm up first, so that the profile shows the optimized steady state, not compilation.
   for (let i = 0; i < count / 10; i += 1) await operation();
+  return profiled(count, async () => {
+    for (let i = 0; i < count; i += 1) {
+      await operation();
+      // Lets the work a send leaves behind (timers, sweeps) run inside the profile too.
+      if (i % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+}
+
+/** A CPU profile of `run`, which makes `count` calls, and the time per call. */
+async function profiled(count: number, run: () => Promise<void>): Promise<Measured> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 50 });
   await session.post('Profiler.start');
   const started = performance.now();
-  for (let i = 0; i < count; i += 1) {
-    await operation();
-    // Lets the work a send leaves behind (timers, sweeps) run inside the profile too.
-    if (i % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
+  await run();
   const microseconds = ((performance.now() - started) * 1000) / count;
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
   return { profile: profile as CpuProfile, microseconds };
 }
 
+/**
+ * A profile of `count` expiries: as many interactive requests to 3 recipients sent and left
+ * pending, then all falling due at once (virtual time), every copy in the inbox updated.
+ */
+async function profileOfExpiries(count: number): Promise<Measured> {
+  let now = Date.UTC(2030, 0, 1);
+  const expiring = await benchNotifier(memoryStorage(), { clock: { now: () => now } });
+  const dueSoon = interactiveBody(['bob@acme.test', 'carol@acme.test', 'dave@acme.test'], 30);
+  for (let i = 0; i < count; i += 1) await post(expiring, dueSoon);
+  now += 31 * 60_000;
+  let expired = 0;
+  const measured = await profiled(count, async () => {
+    for (let ran = await expiring.runDueWork(); ran > 0; ran = await expiring.runDueWork()) expired += ran;
+  });
+  await expiring.stop();
+  if (expired !== count) throw new Error(`${expired} requests expired, not the ${count} sent`);
+  return measured;
+}
+
 const percent = (share: number): string => `${(share * 100).toFixed(1).padStart(5)}%`;
 const figures: Record<string, { microseconds: number; areas: Shares; functions: Shares }> = {};
-for (const [name, operation, count] of [
-  ['fire-and-forget send, 1 recipient', send, sized(40_000, 2_000)],
-  ['status read', status, sized(100_000, 5_000)],
-] as const) {
-  const { profile, microseconds } = await profileOf(operation, count);
+const runs: [string, number, (count: number) => Promise<Measured>][] = [
+  ['fire-and-forget send, 1 recipient', sized(40_000, 2_000), (count) => profileOf(send, count)],
+  ['status read', sized(100_000, 5_000), (count) => profileOf(status, count)],
+  ['expiry, 3 recipients (inbox)', sized(50_000, 1_000), profileOfExpiries],
+];
+for (const [name, count, measure] of runs) {
+  const { profile, microseconds } = await measure(count);
   const summary = summarize(profile);
   figures[name] = {
     microseconds,
