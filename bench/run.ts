@@ -30,7 +30,7 @@ const benchmarks: Benchmark[] = [
   { file: 'http.ts', title: 'HTTP throughput against the bare frameworks (autocannon)' },
   { file: 'redis-round-trips.ts', title: 'Redis round trips per HTTP call' },
   { file: 'in-process.ts', title: 'Hot paths in process' },
-  { file: 'profile.ts', title: 'Where the CPU of a send and a status read goes (profile)' },
+  { file: 'profile.ts', title: 'Where the CPU of a send, a status read and an expiry goes (profile)' },
   { file: 'allocation.ts', title: 'What a send, a status read and an expiry allocate' },
   { file: 'retention-memory.ts', title: 'Memory over many sends with a short retention' },
   { file: 'standalone-memory.ts', title: 'Memory of the standalone service over many sends over HTTP' },
