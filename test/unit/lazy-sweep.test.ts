@@ -13,32 +13,44 @@ describe('lazy sweep of a memory store map', () => {
       ['old period', { expiresAt: 10 }],
       ['current period', { expiresAt: 1_000 }],
     ]);
-    const sweep = createLazySweep(map, isExpired);
-    for (let write = 0; write < 64; write += 1) sweep(100);
+    const sweep = createLazySweep(map, isExpired, { now: () => 100 });
+    for (let write = 0; write < 64; write += 1) sweep();
     expect([...map.keys()]).toEqual(['current period']);
   });
 
   it('keeps a growing map within about twice its live entries plus the writes since the last sweep', () => {
     const map = new Map<number, Entry>();
-    const sweep = createLazySweep(map, isExpired);
+    let now = 0;
+    const sweep = createLazySweep(map, isExpired, { now: () => now });
     let largest = 0;
-    for (let now = 0; now < 100_000; now += 1) {
+    for (; now < 100_000; now += 1) {
       // Each entry lives 1,000 writes: about 1,000 are live at any moment.
       map.set(now, { expiresAt: now + 1_000 });
-      sweep(now);
+      sweep();
       largest = Math.max(largest, map.size);
     }
     expect(largest).toBeLessThanOrEqual(3_000);
   });
 
-  it('does not scan a small map on every write', () => {
+  it('does not scan a small map on every write, nor read the clock between scans', () => {
     let checks = 0;
+    let clockReads = 0;
     const map = new Map<string, Entry>([['live', { expiresAt: Number.POSITIVE_INFINITY }]]);
-    const sweep = createLazySweep(map, (entry: Entry, now: number) => {
-      checks += 1;
-      return isExpired(entry, now);
-    });
-    for (let write = 0; write < 640; write += 1) sweep(0);
-    expect(checks).toBe(10);
+    const clock = {
+      now: () => {
+        clockReads += 1;
+        return 0;
+      },
+    };
+    const sweep = createLazySweep(
+      map,
+      (entry: Entry, now: number) => {
+        checks += 1;
+        return isExpired(entry, now);
+      },
+      clock,
+    );
+    for (let write = 0; write < 640; write += 1) sweep();
+    expect([checks, clockReads]).toEqual([10, 10]);
   });
 });

@@ -1,3 +1,5 @@
+import type { Clock } from '../../../core/adapter-kit.js';
+
 /** Fewest writes between two sweeps: a small map is not scanned on every write. */
 const minimumInterval = 64;
 
@@ -12,19 +14,25 @@ const minimumInterval = 64;
  * and never read once its period is over): their size never grows, yet their expired entries
  * hold everything appended to them.
  *
- * @returns a function to call after each write (an insertion or a change of an entry), with the
- * current time.
+ * The clock is read only when a sweep runs; `forEach` scans a map of millions of entries in about
+ * half the time of a `for…of` over its entries.
+ *
+ * @returns a function to call after each write (an insertion or a change of an entry).
  */
 export function createLazySweep<K, V>(
   map: Map<K, V>,
   isExpired: (value: V, now: number) => boolean,
-): (now: number) => void {
+  clock: Clock,
+): () => void {
   let writes = 0;
   let interval = minimumInterval;
-  return (now) => {
+  return () => {
     writes += 1;
     if (writes < interval) return;
-    for (const [key, value] of map) if (isExpired(value, now)) map.delete(key);
+    const now = clock.now();
+    map.forEach((value, key) => {
+      if (isExpired(value, now)) map.delete(key);
+    });
     writes = 0;
     interval = Math.max(minimumInterval, map.size);
   };

@@ -67,12 +67,12 @@ export function memoryDeliveryStore({
   requestVersion,
 }: MemoryDeliveryStoreOptions): MemoryDeliveryStore {
   const bySend = new Map<string, Send>();
-  const sweep = createLazySweep(bySend, isExpired);
+  const sweep = createLazySweep(bySend, isExpired, clock);
   const storedCopyOf = createCopyKeeper();
 
   const live = (sendId: string): Send | undefined => {
     const send = bySend.get(sendId);
-    if (send === undefined || !isExpired(send, clock.now())) return send;
+    if (send === undefined || send.expiresAt === null || !isExpired(send, clock.now())) return send;
     bySend.delete(sendId);
     return undefined;
   };
@@ -83,7 +83,7 @@ export function memoryDeliveryStore({
     const send = live(delivery.sendId);
     if (send === undefined) {
       bySend.set(flatString(delivery.sendId), { copies: [copy], expiresAt: expiresAt ?? null });
-      sweep(clock.now());
+      sweep();
       return;
     }
     if (expiresAt !== undefined) send.expiresAt = expiresAt;

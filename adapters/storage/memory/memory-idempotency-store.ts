@@ -32,7 +32,7 @@ const scopeKey = (scope: IdempotencyScope): string => JSON.stringify([scope.orga
  */
 export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions): IdempotencyStore {
   const records = new Map<string, IdempotencyRecord>();
-  const sweep = createLazySweep(records, (record: IdempotencyRecord, now) => record.expiresAt <= now);
+  const sweep = createLazySweep(records, (record: IdempotencyRecord, now) => record.expiresAt <= now, clock);
 
   /** The record of a key unless it has expired, in which case it is dropped. */
   const live = (key: string): IdempotencyRecord | undefined => {
@@ -55,7 +55,7 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
           state: 'running',
           leaseUntil: now + leaseMs,
         });
-        sweep(created);
+        sweep();
         return { outcome: 'acquired', sendId: proposedSendId };
       }
       if (record.fingerprint !== fingerprint) return { outcome: 'mismatch' };

@@ -33,7 +33,7 @@ interface Stored {
  */
 export function memoryRateLimitStore({ clock }: MemoryRateLimitStoreOptions): MemoryRateLimitStore {
   const buckets = new Map<string, Stored>();
-  const sweep = createLazySweep(buckets, (stored: Stored, now) => stored.fullAt <= now);
+  const sweep = createLazySweep(buckets, (stored: Stored, now) => stored.fullAt <= now, clock);
 
   const takeNow = (specs: readonly BucketSpec[], cost: number): number | null => {
     const now = clock.now();
@@ -42,7 +42,7 @@ export function memoryRateLimitStore({ clock }: MemoryRateLimitStoreOptions): Me
       const state = updates.get(spec.key);
       if (state !== undefined) buckets.set(spec.key, { state, fullAt: fullAt(state, spec) });
     }
-    sweep(now);
+    sweep();
     return shortIndex;
   };
 

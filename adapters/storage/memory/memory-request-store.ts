@@ -165,11 +165,11 @@ export function memoryRequestStore({
 }: MemoryRequestStoreOptions): MemoryRequestStore {
   const requests = new Map<string, Stored>();
   const compact = createCompactor();
-  const sweep = createLazySweep(requests, isExpired);
+  const sweep = createLazySweep(requests, isExpired, clock);
 
   const live = (id: string): Stored | undefined => {
     const stored = requests.get(id);
-    if (stored === undefined || !isExpired(stored, clock.now())) return stored;
+    if (stored === undefined || stored.expiresAt === null || !isExpired(stored, clock.now())) return stored;
     requests.delete(id);
     return undefined;
   };
@@ -182,7 +182,7 @@ export function memoryRequestStore({
       const kept = compact(request);
       requests.set(kept.id, { request: kept, expiresAt: null });
       dueWork.apply(due);
-      sweep(clock.now());
+      sweep();
     },
     versionOf: (id) => live(id)?.request.version ?? null,
     async getRequest(id) {

@@ -35,15 +35,15 @@ const isExpired = (entry: Expiring, now: number): boolean =>
 export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOptions): TransportStateStore {
   const records = new Map<string, StoredRecord>();
   const lists = new Map<string, StoredList>();
-  const sweepRecords = createLazySweep(records, isExpired);
-  const sweepLists = createLazySweep(lists, isExpired);
+  const sweepRecords = createLazySweep(records, isExpired, clock);
+  const sweepLists = createLazySweep(lists, isExpired, clock);
 
   /** The entry of `key` unless it has expired, in which case it is dropped. */
   const live = <T extends Expiring>(map: Map<string, T>, key: string): T | undefined => {
     // Keys come in built from pieces (the transport's scope, a prefix, an id): a flat key hashes
     // and compares at once.
     const entry = map.get(flatString(key));
-    if (entry === undefined || !isExpired(entry, clock.now())) return entry;
+    if (entry === undefined || entry.expiresAt === null || !isExpired(entry, clock.now())) return entry;
     map.delete(key);
     return undefined;
   };
@@ -71,7 +71,7 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
       current.version = version;
       current.expiresAt = expiresAt;
     }
-    sweepRecords(clock.now());
+    sweepRecords();
     return version;
   };
 
@@ -106,7 +106,7 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
         list.entries.push(flatString(value));
         list.expiresAt = expiresAt;
       }
-      sweepLists(clock.now());
+      sweepLists();
     },
 
     readList: async (key) => [...(live(lists, key)?.entries ?? [])],
