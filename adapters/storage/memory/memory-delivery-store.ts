@@ -72,7 +72,7 @@ export function memoryDeliveryStore({
 
   const live = (sendId: string): Send | undefined => {
     const send = bySend.get(sendId);
-    if (send === undefined || send.expiresAt === null || !isExpired(send, clock.now())) return send;
+    if (send === undefined || !isExpired(send, clock.now())) return send;
     bySend.delete(sendId);
     return undefined;
   };

@@ -169,7 +169,7 @@ export function memoryRequestStore({
 
   const live = (id: string): Stored | undefined => {
     const stored = requests.get(id);
-    if (stored === undefined || stored.expiresAt === null || !isExpired(stored, clock.now())) return stored;
+    if (stored === undefined || !isExpired(stored, clock.now())) return stored;
     requests.delete(id);
     return undefined;
   };

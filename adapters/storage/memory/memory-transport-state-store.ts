@@ -43,7 +43,7 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
     // Keys come in built from pieces (the transport's scope, a prefix, an id): a flat key hashes
     // and compares at once.
     const entry = map.get(flatString(key));
-    if (entry === undefined || entry.expiresAt === null || !isExpired(entry, clock.now())) return entry;
+    if (entry === undefined || !isExpired(entry, clock.now())) return entry;
     map.delete(key);
     return undefined;
   };
