@@ -1,5 +1,5 @@
 import type { ClaimedDueItem, DueItem, DueWorkChanges, DueWorkStore } from '../../../core/adapter-kit.js';
-import { createMinHeap } from './min-heap.js';
+import { createMinHeap, type HeapPosition } from './min-heap.js';
 
 /** The memory due-work store, plus the synchronous hook that lets the request store change due work in the same step as a write. */
 export interface MemoryDueWorkStore extends DueWorkStore {
@@ -8,24 +8,17 @@ export interface MemoryDueWorkStore extends DueWorkStore {
 }
 
 /**
- * An item and its lease, in one object since every pending request keeps one. `generation` names
- * the one heap slot that is current for it; 0 once the item is gone (completed, cancelled or
- * replaced), which makes every slot of it stale.
+ * An item, its lease and its place in the heap, in one object since every pending request keeps
+ * one. It is claimable at the end of its lease while leased, at its runAt otherwise; `order` breaks
+ * ties between equal times: first scheduled, first claimed.
  */
-interface Entry extends DueItem {
+interface Entry extends DueItem, HeapPosition {
   leaseToken: string | null;
-  generation: number;
+  leaseEnd: number | null;
+  order: number;
 }
 
-/** When an item becomes claimable: its runAt, or the end of its lease. */
-interface Slot {
-  at: number;
-  entry: Entry;
-  generation: number;
-}
-
-/** Heap slots left behind by cancels and replacements are dropped once they outnumber live items this much. */
-const compactionSlack = 1024;
+const claimableAt = (entry: Entry): number => entry.leaseEnd ?? entry.runAt;
 
 /** Copies exactly the fields of a due item: a fresh object, and no `leaseToken` of a claimed item passed back in. */
 const copyItem = ({ id, kind, requestId, runAt, attempt }: DueItem): DueItem => ({
@@ -37,39 +30,50 @@ const copyItem = ({ id, kind, requestId, runAt, attempt }: DueItem): DueItem => 
 });
 
 /**
- * Due work in a min-heap of claimable times. Each item has exactly one current slot; replacing,
- * cancelling, leasing or rescheduling it makes the old slot stale (lazy deletion), so a claim costs
- * O(k log n) for k items plus the stale slots it skips, never a scan of everything pending.
+ * Due work in a min-heap of claimable times in which each item sits once: enqueueing, cancelling,
+ * leasing or rescheduling one moves it or takes it out. A claim costs O(k log n) for k items, never
+ * a scan of everything pending, and nothing stale is left behind to skip or compact.
  */
 export function memoryDueWorkStore(): MemoryDueWorkStore {
   const entries = new Map<string, Entry>();
-  const heap = createMinHeap<Slot>((a, b) => a.at < b.at || (a.at === b.at && a.generation < b.generation));
-  let generation = 0;
+  const heap = createMinHeap<Entry>((a, b) => {
+    const at = claimableAt(a);
+    const other = claimableAt(b);
+    return at < other || (at === other && a.order < b.order);
+  });
+  let scheduled = 0;
+  let leases = 0;
 
-  const isCurrent = (slot: Slot): boolean => slot.entry.generation === slot.generation;
-
-  const schedule = (entry: Entry, at: number): void => {
-    generation += 1;
-    entry.generation = generation;
-    heap.push({ at, entry, generation });
+  /** Puts `entry`, whose claimable time was just set, in its place: after every item of that time. */
+  const schedule = (entry: Entry): void => {
+    scheduled += 1;
+    entry.order = scheduled;
+    if (entry.heapIndex === -1) heap.push(entry);
+    else heap.reorder(entry);
   };
 
   const remove = (id: string): void => {
     const entry = entries.get(id);
     if (entry === undefined) return;
-    entry.generation = 0;
+    heap.remove(entry);
     entries.delete(id);
-  };
-
-  const compact = (): void => {
-    if (heap.size > 2 * entries.size + compactionSlack) heap.retain(isCurrent);
   };
 
   const enqueueOne = ({ id, kind, requestId, runAt, attempt }: DueItem): void => {
     remove(id);
-    const entry: Entry = { id, kind, requestId, runAt, attempt, leaseToken: null, generation: 0 };
+    const entry: Entry = {
+      id,
+      kind,
+      requestId,
+      runAt,
+      attempt,
+      leaseToken: null,
+      leaseEnd: null,
+      order: 0,
+      heapIndex: -1,
+    };
     entries.set(id, entry);
-    schedule(entry, runAt);
+    schedule(entry);
   };
 
   /** The entry when `claimed` still holds its lease token; a lost lease reads as absent. */
@@ -82,34 +86,32 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     apply(changes) {
       for (const id of changes.cancel) remove(id);
       for (const item of changes.enqueue) enqueueOne(item);
-      compact();
     },
     async enqueue(items) {
       for (const item of items) enqueueOne(item);
-      compact();
     },
     async claim(now, limit, leaseMs) {
       const claimed: ClaimedDueItem[] = [];
       const leased: Entry[] = [];
-      while (claimed.length < limit) {
-        const top = heap.peek();
-        if (top === undefined || top.at > now) break;
-        heap.pop();
-        if (!isCurrent(top)) continue;
-        const { entry } = top;
-        const leaseToken = `lease_${top.generation}`;
-        entry.leaseToken = leaseToken;
-        leased.push(entry);
-        claimed.push({ ...copyItem(entry), leaseToken });
+      for (let top = heap.peek(); top !== undefined && claimed.length < limit; top = heap.peek()) {
+        if (claimableAt(top) > now) break;
+        heap.remove(top);
+        leases += 1;
+        const leaseToken = `lease_${leases}`;
+        top.leaseToken = leaseToken;
+        leased.push(top);
+        claimed.push({ ...copyItem(top), leaseToken });
       }
-      // Rescheduled only after the loop: with leaseMs 0 the lease ends at `now`, and the same item
-      // must not come out twice in one claim.
-      for (const entry of leased) schedule(entry, now + leaseMs);
+      // Back in the heap only after the loop: with leaseMs 0 the lease ends at `now`, and the same
+      // item must not come out twice in one claim.
+      for (const entry of leased) {
+        entry.leaseEnd = now + leaseMs;
+        schedule(entry);
+      }
       return claimed;
     },
     async complete(item) {
       if (owned(item) !== undefined) remove(item.id);
-      compact();
     },
     async reschedule(item, runAt) {
       const entry = owned(item);
@@ -117,14 +119,12 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       entry.runAt = runAt;
       entry.attempt += 1;
       entry.leaseToken = null;
-      schedule(entry, runAt);
+      entry.leaseEnd = null;
+      schedule(entry);
     },
     async nextRunAt() {
-      for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
-        if (isCurrent(top)) return top.at;
-        heap.pop();
-      }
-      return null;
+      const top = heap.peek();
+      return top === undefined ? null : claimableAt(top);
     },
   } satisfies MemoryDueWorkStore;
 }
