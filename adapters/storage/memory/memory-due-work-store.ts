@@ -9,16 +9,16 @@ export interface MemoryDueWorkStore extends DueWorkStore {
 
 /**
  * An item, its lease and its place in the heap, in one object since every pending request keeps
- * one. It is claimable at the end of its lease while leased, at its runAt otherwise; `order` breaks
- * ties between equal times: first scheduled, first claimed.
+ * one. `at` is when it can be claimed: its runAt, or the end of its lease while leased; `order`
+ * breaks ties between equal times: first scheduled, first claimed. `at` is a number of its own, not
+ * derived from `runAt` and a lease end that may be null: the heap compares it on every level it
+ * walks, and a value that is a timestamp or null is boxed each time it is read.
  */
 interface Entry extends DueItem, HeapPosition {
   leaseToken: string | null;
-  leaseEnd: number | null;
+  at: number;
   order: number;
 }
-
-const claimableAt = (entry: Entry): number => entry.leaseEnd ?? entry.runAt;
 
 /** Copies exactly the fields of a due item: a fresh object, and no `leaseToken` of a claimed item passed back in. */
 const copyItem = ({ id, kind, requestId, runAt, attempt }: DueItem): DueItem => ({
@@ -36,15 +36,11 @@ const copyItem = ({ id, kind, requestId, runAt, attempt }: DueItem): DueItem => 
  */
 export function memoryDueWorkStore(): MemoryDueWorkStore {
   const entries = new Map<string, Entry>();
-  const heap = createMinHeap<Entry>((a, b) => {
-    const at = claimableAt(a);
-    const other = claimableAt(b);
-    return at < other || (at === other && a.order < b.order);
-  });
+  const heap = createMinHeap<Entry>((a, b) => a.at < b.at || (a.at === b.at && a.order < b.order));
   let scheduled = 0;
   let leases = 0;
 
-  /** Puts `entry`, whose claimable time was just set, in its place: after every item of that time. */
+  /** Puts `entry`, whose `at` was just set, in its place: after every item of that time. */
   const schedule = (entry: Entry): void => {
     scheduled += 1;
     entry.order = scheduled;
@@ -68,7 +64,7 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       runAt,
       attempt,
       leaseToken: null,
-      leaseEnd: null,
+      at: runAt,
       order: 0,
       heapIndex: -1,
     };
@@ -94,7 +90,7 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       const claimed: ClaimedDueItem[] = [];
       const leased: Entry[] = [];
       for (let top = heap.peek(); top !== undefined && claimed.length < limit; top = heap.peek()) {
-        if (claimableAt(top) > now) break;
+        if (top.at > now) break;
         heap.remove(top);
         leases += 1;
         const leaseToken = `lease_${leases}`;
@@ -105,7 +101,7 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       // Back in the heap only after the loop: with leaseMs 0 the lease ends at `now`, and the same
       // item must not come out twice in one claim.
       for (const entry of leased) {
-        entry.leaseEnd = now + leaseMs;
+        entry.at = now + leaseMs;
         schedule(entry);
       }
       return claimed;
@@ -119,12 +115,12 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       entry.runAt = runAt;
       entry.attempt += 1;
       entry.leaseToken = null;
-      entry.leaseEnd = null;
+      entry.at = runAt;
       schedule(entry);
     },
     async nextRunAt() {
       const top = heap.peek();
-      return top === undefined ? null : claimableAt(top);
+      return top === undefined ? null : top.at;
     },
   } satisfies MemoryDueWorkStore;
 }
