@@ -23,9 +23,9 @@ export interface MemoryDeliveryStore extends DeliveryStore {
 /**
  * The copies of one send in one flat array, since a pending request keeps its copies for as long as
  * it waits: first when they expire (null: never), then for each copy its recipient, platform,
- * deliveredAt and the number of its ref's entries, followed by each entry's name and value. A copy
- * kept as an object of its own, with an object for its ref, in an array held by an object for the
- * send, cost about 60 bytes more per copy, and 40 more per send.
+ * deliveredAt and the number of its ref's entries, followed by each entry's name and value. Kept
+ * as an object per copy, with an object for its ref, in an array held by an object for the send,
+ * the copies of a send to 3 recipients took 174 bytes more.
  */
 type Send = [expiresAt: number | null, ...copies: (string | number)[]];
 
