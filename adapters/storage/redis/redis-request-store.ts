@@ -10,8 +10,9 @@ import { encodeTtl } from './ttl-argument.js';
 /**
  * Interactive requests as JSON next to their version (in the form of `request-format.ts`). Create
  * and compare-and-set update are single scripts that also change the due work, so a stored request
- * always has its timeout scheduled and only the writer that won a version changes due work. The write that finishes a request sets the
- * expiry of the request and of its delivery keys in the same script.
+ * always has its timeout scheduled and only the writer that won a version changes due work. The
+ * write that finishes a request sets the expiry of the request and of its delivery keys in the same
+ * script.
  */
 export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestStore {
   return {

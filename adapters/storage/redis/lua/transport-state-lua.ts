@@ -32,12 +32,12 @@ end
 `;
 
 /**
- * `write_record(key, value, ttl)`: stores the value under the next version (1 for an absent or
- * expired record), with the ttl (none when ''), and answers the version.
+ * `write_record(key, value, ttl, current)`: stores the value under the version after `current`, the
+ * version the caller read (1 when it read none: an absent or expired record), with the ttl (none
+ * when ''), and answers the version.
  */
 const writeLua = `${readLua}
-local function write_record(key, value, ttl)
-  local _, current = read_record(key)
+local function write_record(key, value, ttl, current)
   local version = (tonumber(current) or 0) + 1
   local stored = string.format('%d', version) .. ':' .. value
   if ttl == '' then redis.call('SET', key, stored) else redis.call('SET', key, stored, 'PX', ttl) end
@@ -47,7 +47,8 @@ end
 
 /** KEYS: record. ARGV: value, ttl ms or ''. A blind write; answers the new version. */
 export const setRecordScript = luaScript(`${writeLua}
-return write_record(KEYS[1], ARGV[1], ARGV[2])
+local _, current = read_record(KEYS[1])
+return write_record(KEYS[1], ARGV[1], ARGV[2], current)
 `);
 
 /**
@@ -61,7 +62,7 @@ if ARGV[2] == '' then
 elseif current ~= ARGV[2] then
   return 0
 end
-return write_record(KEYS[1], ARGV[1], ARGV[3])
+return write_record(KEYS[1], ARGV[1], ARGV[3], current)
 `);
 
 /** KEYS: records. Answers, for each key in order, its value and version (nil and nil when absent). */
