@@ -15,6 +15,7 @@ import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
 import { requestViews } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
+import { statusBody } from './request/status-body.js';
 import type { RequestStatus } from './schemas/responses.js';
 import { type IdGenerator, randomIds } from './security/random-id.js';
 import { scopedTransportState } from './transport-state/scoped-state.js';
@@ -200,7 +201,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   return {
     handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy }),
     authenticate: (apiKey, clientAddress = 'library') => authenticate(context, apiKey, clientAddress),
-    status: (principal, requestId) => readStatus(context, principal, requestId),
+    status: async (principal, requestId) => statusBody(await readStatus(context, principal, requestId)),
     click: sink.click,
     apiKeys: {
       create: (actor, label) => createApiKey(context, actor, label),

@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
+import { statusJson } from '../request/status-body.js';
 import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
 import { admitSend } from '../use-cases/admit-send.js';
@@ -9,7 +10,7 @@ import { readStatus, requestIdPattern } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
 import { openApiDocument } from './openapi.js';
 import { parseJsonObject } from './parse-json-body.js';
-import { jsonResponse } from './responses.js';
+import { jsonResponse, jsonTextResponse } from './responses.js';
 import type { HttpRequest, Route } from './types.js';
 
 const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
@@ -82,7 +83,7 @@ export function apiRoutes(context: CoreContext): Route[] {
           : undefined;
         stored?.catch(() => undefined);
         const principal = await admit(context, request);
-        return jsonResponse(200, await readStatus(context, principal, requestId, stored));
+        return jsonTextResponse(200, statusJson(await readStatus(context, principal, requestId, stored)));
       },
     },
     {
