@@ -24,10 +24,10 @@ export function statusBody(request: InteractiveRequest): RequestStatus {
 
 /**
  * {@link statusBody} as JSON text: exactly what `JSON.stringify` makes of it, written without
- * building the object. A status read is the call clients repeat most, and on
- * Node 20 `JSON.stringify` of the answer's nested objects took 400 ns where this takes 150 (a
- * sixth of a status read in process). Every string a caller gave is escaped by `JSON.stringify`;
- * the status and the times need no escaping.
+ * building the object. A status read is the call clients repeat most: profiled on Node 20, the
+ * `JSON.stringify` of its answer's nested objects took about 600 ns of a 3.5 µs read, this about
+ * 90. Every string a caller gave is escaped by `JSON.stringify`; the status and the times need no
+ * escaping.
  */
 export function statusJson(request: InteractiveRequest): string {
   let json = `{"status":"${request.status}"`;
