@@ -482,6 +482,18 @@ describe('transition (table)', () => {
   });
 });
 
+describe('transition (events of no known kind)', () => {
+  it('throws for an event of a kind it has no arm for, on a pending request, and changes nothing', () => {
+    const state = userAction([open, open, open]);
+    const before = structuredClone(state);
+    const stray = { type: 'escalate', requestId, at: t1 } as unknown as RequestEvent;
+    expect(() => transition(state, stray)).toThrow(
+      new TypeError(`Unknown request event ${JSON.stringify(stray)}`),
+    );
+    expect(state).toEqual(before);
+  });
+});
+
 describe('transition (sequences)', () => {
   it('versions count the changes exactly: accepted clicks and the finish, nothing for rejected events', () => {
     let state: InteractiveRequest = userAction([open, open, open]);
