@@ -8,6 +8,17 @@ describe('randomBase62', () => {
     }
   });
 
+  it('puts the prefix before exactly the length asked for, for ids longer and shorter than the last', () => {
+    for (const [length, prefix] of [
+      [24, 'req_'],
+      [200, 'notif_'],
+      [3, 'msg_'],
+      [0, 'x_'],
+    ] as const) {
+      expect(randomBase62(length, prefix)).toMatch(new RegExp(`^${prefix}[0-9A-Za-z]{${length}}$`));
+    }
+  });
+
   it('draws every character equally often (no modulo bias towards the first ones)', () => {
     const counts = new Map<string, number>();
     const draws = 62 * 8000;

@@ -51,7 +51,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
     async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
       const { message: view } = delivery;
       const message: InboxMessage = {
-        id: `msg_${randomBase62(24)}`,
+        id: randomBase62(24, 'msg_'),
         recipient: normalizeEmail(delivery.recipient),
         organizationId: delivery.organization.id,
         kind: view.kind,
