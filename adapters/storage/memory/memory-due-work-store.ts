@@ -20,15 +20,6 @@ interface Entry extends DueItem, HeapPosition {
   order: number;
 }
 
-/** Copies exactly the fields of a due item: a fresh object, and no `leaseToken` of a claimed item passed back in. */
-const copyItem = ({ id, kind, requestId, runAt, attempt }: DueItem): DueItem => ({
-  id,
-  kind,
-  requestId,
-  runAt,
-  attempt,
-});
-
 /**
  * Due work in a min-heap of claimable times in which each item sits once: enqueueing, cancelling,
  * leasing or rescheduling one moves it or takes it out. A claim costs O(k log n) for k items, never
@@ -96,7 +87,9 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
         const leaseToken = `lease_${leases}`;
         top.leaseToken = leaseToken;
         leased.push(top);
-        claimed.push({ ...copyItem(top), leaseToken });
+        // Exactly the fields of a due item, in one fresh object: nothing of the entry leaks out.
+        const { id, kind, requestId, runAt, attempt } = top;
+        claimed.push({ id, kind, requestId, runAt, attempt, leaseToken });
       }
       // Back in the heap only after the loop: with leaseMs 0 the lease ends at `now`, and the same
       // item must not come out twice in one claim.
