@@ -70,14 +70,8 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
       const { messageId } = ref;
       const { message: view } = delivery;
-      const found =
-        messageId !== undefined &&
-        (await messages().update(messageId, view.version, {
-          buttons: view.buttons,
-          buttonsEnabled: view.buttonsEnabled,
-          footer: view.footer,
-          selected: view.selected,
-        }));
+      // The view is the state it shows: the update reads its buttons, footer and choice.
+      const found = messageId !== undefined && (await messages().update(messageId, view.version, view));
       if (!found) {
         throw new NotifyError(
           'not_found',
