@@ -1244,6 +1244,21 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(second?.leaseToken).not.toBe(first?.leaseToken);
       });
 
+      it('claims items whose lease ended and items never claimed in the order they became claimable', async () => {
+        const a = dueItem({ runAt: t0 });
+        const b = dueItem({ runAt: t0 + 1500 });
+        const c = dueItem({ runAt: t0 + 3050 });
+        await storage.dueWork.enqueue([c, b, a]);
+        const ids = async (now: number, limit: number) =>
+          (await storage.dueWork.claim(now, limit, 1000)).map((claimed) => claimed.id);
+        expect(await ids(t0, 1)).toEqual([a.id]);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 1000);
+        expect(await ids(t0 + 2000, 1)).toEqual([a.id]);
+        expect(await ids(t0 + 2100, 1)).toEqual([b.id]);
+        expect(await storage.dueWork.nextRunAt()).toBe(t0 + 3000);
+        expect(await ids(t0 + 4000, 10)).toEqual([a.id, c.id, b.id]);
+      });
+
       it('ignores complete and reschedule with a lease lost to another worker', async () => {
         const item = dueItem();
         await storage.dueWork.enqueue([item]);
