@@ -175,8 +175,13 @@ export function createNotifier(options: NotifierOptions): Notifier {
     ...(options.duePollMs ? { pollMs: options.duePollMs } : {}),
     handlers: {
       async timeout(item) {
-        await context.machine.dispatch({ type: 'timeout', requestId: item.requestId, at: clock.now() });
-        return { done: true };
+        const { outcome } = await context.machine.dispatch({
+          type: 'timeout',
+          requestId: item.requestId,
+          at: clock.now(),
+        });
+        // A timeout that finished its request cancelled this very item in the same write.
+        return { done: true, removed: outcome === 'expired' };
       },
       async callback(item) {
         if (context.callbacks) return deliverCallback(context, context.callbacks, item);

@@ -236,6 +236,33 @@ describe('due-work runner', () => {
     expect(await memory.nextRunAt()).toBeNull();
   });
 
+  it('completes every item done but those its handler reports removed already', async () => {
+    const memory = memoryDueWorkStore();
+    const completed: string[] = [];
+    const store: DueWorkStore = {
+      ...memory,
+      async complete(claimed) {
+        completed.push(claimed.id);
+        await memory.complete(claimed);
+      },
+    };
+    const { vt, runner, runs } = setup({
+      store,
+      async timeout(claimed) {
+        // What the notifier's timeout does when its request write cancelled the item.
+        const removed = claimed.requestId === item(1, 0).requestId;
+        if (removed) await memory.apply({ enqueue: [], cancel: [claimed.id] });
+        return { done: true, removed };
+      },
+    });
+    await store.enqueue([item(1, start + 10), item(2, start + 20)]);
+    runner.start();
+    await vt.advanceTo(start + 100);
+    expect(runs.map((run) => run.id)).toEqual([item(1, 0).id, item(2, 0).id]);
+    expect(completed).toEqual([item(2, 0).id]);
+    expect(await store.nextRunAt()).toBeNull();
+  });
+
   it('runs items independently: a slow callback does not delay the timeouts that fall due behind it', async () => {
     let release = () => {};
     const slow = new Promise<void>((resolve) => {
