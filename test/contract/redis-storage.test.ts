@@ -632,6 +632,11 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await shared!.type(legacy)).toBe('string');
       expect(await transportState.get('inbox:msg:old')).toEqual({ value: 'next', version: 6 });
       expect(await shared!.pTTL(legacy)).toBeGreaterThan(45_000);
+      const blind = `${keyPrefix}transport-record:inbox:msg:blind`;
+      await shared!.hSet(blind, { value: '[1]', version: '7' });
+      expect(await transportState.set('inbox:msg:blind', 'over')).toBe(8);
+      expect(await shared!.get(blind)).toBe('8:over');
+      expect(await transportState.set('inbox:msg:new', 'again')).toBe(2);
     }));
 
   it('keeps transport state under the key prefix, with expiry left to Redis', () =>

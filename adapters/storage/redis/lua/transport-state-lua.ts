@@ -32,11 +32,29 @@ end
 `;
 
 /**
+ * `read_version(key)`: the version of the record at `key`, or false when there is none, as
+ * `read_record` reads it but without copying the value out of the record (a write needs only the
+ * version) and without asking for the key's type first: a plain GET, and the hash of an earlier
+ * release only when GET finds the key of another type.
+ */
+const readVersionLua = `
+local function read_version(key)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)
+  elseif type(stored) == 'table' and stored.err then
+    return redis.call('HGET', key, 'version')
+  end
+  return false
+end
+`;
+
+/**
  * `write_record(key, value, ttl, current)`: stores the value under the version after `current`, the
  * version the caller read (1 when it read none: an absent or expired record), with the ttl (none
  * when ''), and answers the version.
  */
-const writeLua = `${readLua}
+const writeLua = `${readVersionLua}
 local function write_record(key, value, ttl, current)
   local version = (tonumber(current) or 0) + 1
   local stored = string.format('%d', version) .. ':' .. value
@@ -47,7 +65,7 @@ end
 
 /** KEYS: record. ARGV: value, ttl ms or ''. A blind write; answers the new version. */
 export const setRecordScript = luaScript(`${writeLua}
-local _, current = read_record(KEYS[1])
+local current = read_version(KEYS[1])
 return write_record(KEYS[1], ARGV[1], ARGV[2], current)
 `);
 
@@ -56,7 +74,7 @@ return write_record(KEYS[1], ARGV[1], ARGV[2], current)
  * new version, or 0 (never a version) when the record's version is not the expected one.
  */
 export const compareAndSetRecordScript = luaScript(`${writeLua}
-local _, current = read_record(KEYS[1])
+local current = read_version(KEYS[1])
 if ARGV[2] == '' then
   if current then return 0 end
 elseif current ~= ARGV[2] then
