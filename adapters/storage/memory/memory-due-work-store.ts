@@ -1,5 +1,5 @@
 import type { ClaimedDueItem, DueItem, DueWorkChanges, DueWorkStore } from '../../../core/adapter-kit.js';
-import { createMinHeap, type HeapPosition, type MinHeap } from './min-heap.js';
+import { createMinHeap, type HeapPosition } from './min-heap.js';
 
 /** The memory due-work store, plus the synchronous hook that lets the request store change due work in the same step as a write. */
 export interface MemoryDueWorkStore extends DueWorkStore {
@@ -8,7 +8,7 @@ export interface MemoryDueWorkStore extends DueWorkStore {
 }
 
 /**
- * An item, its lease and its place in its heap, in one object since every pending request keeps
+ * An item, its lease and its place in the heap, in one object since every pending request keeps
  * one. `at` is when it can be claimed: its runAt, or the end of its lease while leased; `order`
  * breaks ties between equal times: first scheduled, first claimed. `at` is a field of its own rather
  * than `leaseEnd ?? runAt`: the heap compares it on every level it walks, and V8 boxed the time
@@ -20,46 +20,29 @@ interface Entry extends DueItem, HeapPosition {
   order: number;
 }
 
-/** Whether `a` is claimable before `b`: the earlier time, then the one scheduled first. */
-const claimableBefore = (a: Entry, b: Entry): boolean => a.at < b.at || (a.at === b.at && a.order < b.order);
-
 /**
- * Due work in min-heaps of claimable times in which each item sits once: enqueueing, cancelling,
- * leasing or rescheduling one moves it or takes it out. Leased items wait in a heap of their own:
- * there are only as many as the workers run at once, so leasing an item, then completing or
- * cancelling it, moves it in a heap of a few dozen instead of twice more in the heap of everything
- * pending, where each level is a miss of the processor's cache once a million requests wait. A
- * claim costs O(k log n) for k items, never a scan of everything pending, and nothing stale is left
- * behind to skip or compact.
+ * Due work in a min-heap of claimable times in which each item sits once: enqueueing, cancelling,
+ * leasing or rescheduling one moves it or takes it out. A claim costs O(k log n) for k items, never
+ * a scan of everything pending, and nothing stale is left behind to skip or compact.
  */
 export function memoryDueWorkStore(): MemoryDueWorkStore {
   const entries = new Map<string, Entry>();
-  const waiting = createMinHeap<Entry>(claimableBefore);
-  const leased = createMinHeap<Entry>(claimableBefore);
+  const heap = createMinHeap<Entry>((a, b) => a.at < b.at || (a.at === b.at && a.order < b.order));
   let scheduled = 0;
   let leases = 0;
 
-  const heapOf = (entry: Entry): MinHeap<Entry> => (entry.leaseToken === null ? waiting : leased);
-
-  /** The item claimable first, leased or not, or undefined when there is none. */
-  const first = (): Entry | undefined => {
-    const unleased = waiting.peek();
-    const lease = leased.peek();
-    if (unleased === undefined) return lease;
-    return lease !== undefined && claimableBefore(lease, unleased) ? lease : unleased;
-  };
-
-  /** Puts `entry`, out of every heap and its `at` just set, in its place: after every item of that time. */
+  /** Puts `entry`, whose `at` was just set, in its place: after every item of that time. */
   const schedule = (entry: Entry): void => {
     scheduled += 1;
     entry.order = scheduled;
-    heapOf(entry).push(entry);
+    if (entry.heapIndex === -1) heap.push(entry);
+    else heap.reorder(entry);
   };
 
   const remove = (id: string): void => {
     const entry = entries.get(id);
     if (entry === undefined) return;
-    heapOf(entry).remove(entry);
+    heap.remove(entry);
     entries.delete(id);
   };
 
@@ -96,21 +79,21 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     },
     async claim(now, limit, leaseMs) {
       const claimed: ClaimedDueItem[] = [];
-      const taken: Entry[] = [];
-      for (let top = first(); top !== undefined && claimed.length < limit; top = first()) {
+      const leased: Entry[] = [];
+      for (let top = heap.peek(); top !== undefined && claimed.length < limit; top = heap.peek()) {
         if (top.at > now) break;
-        heapOf(top).remove(top);
+        heap.remove(top);
         leases += 1;
         const leaseToken = `lease_${leases}`;
         top.leaseToken = leaseToken;
-        taken.push(top);
+        leased.push(top);
         // Exactly the fields of a due item, in one fresh object: nothing of the entry leaks out.
         const { id, kind, requestId, runAt, attempt } = top;
         claimed.push({ id, kind, requestId, runAt, attempt, leaseToken });
       }
-      // Among the leased only after the loop: with leaseMs 0 the lease ends at `now`, and the same
+      // Back in the heap only after the loop: with leaseMs 0 the lease ends at `now`, and the same
       // item must not come out twice in one claim.
-      for (const entry of taken) {
+      for (const entry of leased) {
         entry.at = now + leaseMs;
         schedule(entry);
       }
@@ -122,7 +105,6 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     async reschedule(item, runAt) {
       const entry = owned(item);
       if (entry === undefined) return;
-      leased.remove(entry);
       entry.runAt = runAt;
       entry.attempt += 1;
       entry.leaseToken = null;
@@ -130,7 +112,8 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       schedule(entry);
     },
     async nextRunAt() {
-      return first()?.at ?? null;
+      const top = heap.peek();
+      return top === undefined ? null : top.at;
     },
   } satisfies MemoryDueWorkStore;
 }
