@@ -56,6 +56,13 @@ export interface NotifierOptions {
   /** Longest pause between looks for due work enqueued by other instances (ms, default 1000). */
   duePollMs?: number;
   /**
+   * Most due items (timeouts, callback attempts, refreshes of copies) this process runs at once;
+   * 128 by default. Each waits on the storage and the chat platforms, not on the CPU, so more at
+   * once finish a burst of timeouts sooner; fewer keep the outbound callbacks of one process down.
+   * Not a positive integer: a `RangeError` here.
+   */
+  dueWorkConcurrency?: number;
+  /**
    * The reverse proxies trusted to report the client's address in `X-Forwarded-For`, which failed
    * authentications are limited by (valid keys are judged by their own limits only). Absent or `0`:
    * none, the client is the socket's address and `X-Forwarded-For` is ignored. A number `n`: `n`
@@ -133,6 +140,13 @@ function retentionMillis(retention: NotifierOptions['retention']): number {
 /** Assembles the core over the given ports. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const retentionMs = retentionMillis(options.retention);
+  const { dueWorkConcurrency } = options;
+  if (
+    dueWorkConcurrency !== undefined &&
+    !(Number.isSafeInteger(dueWorkConcurrency) && dueWorkConcurrency > 0)
+  ) {
+    throw new RangeError(`dueWorkConcurrency must be a positive integer, got ${String(dueWorkConcurrency)}`);
+  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const context = {
@@ -173,6 +187,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     logger,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.duePollMs ? { pollMs: options.duePollMs } : {}),
+    ...(dueWorkConcurrency === undefined ? {} : { concurrency: dueWorkConcurrency }),
     handlers: {
       async timeout(item) {
         const { outcome } = await context.machine.dispatch({

@@ -11,6 +11,15 @@ import type { Logger } from '../ports/logger.js';
  */
 export type DueWorkResult = { done: true; removed?: boolean } | { done: false; retryAt: number };
 
+/**
+ * Most due items a runner runs at once unless told otherwise. An item on Redis or MongoDB waits on
+ * several round trips in turn (the request, its write, the copies' records); at 32 at once the
+ * process and Redis took turns waiting for each other, each busy about half the time, and 100,000
+ * timeouts due at once on Redis ran at 3,800 to 4,600 a second; at 128 the process is busy all the
+ * time (5,400 to 7,100 a second). Memory storage runs about as fast either way.
+ */
+export const defaultDueWorkConcurrency = 128;
+
 /** Runs one claimed item of a kind. Throwing is logged and retried after the lease ends. */
 export type DueWorkHandler = (item: ClaimedDueItem) => Promise<DueWorkResult>;
 
@@ -29,8 +38,9 @@ export interface DueWorkRunnerOptions {
   /** Most items claimed per round trip. */
   batchSize?: number;
   /**
-   * Most items running at once (default 32). Items run independently: one slow item (a callback
-   * receiver taking 15 s) holds one slot, and the items behind it run as they fall due.
+   * Most items running at once (default {@link defaultDueWorkConcurrency}). Items run independently:
+   * one slow item (a callback receiver taking 15 s) holds one slot, and the items behind it run as
+   * they fall due.
    */
   concurrency?: number;
 }
@@ -58,12 +68,17 @@ function describeError(error: unknown): string {
 /** Creates a {@link DueWorkRunner}. */
 export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunner {
   const { store, handlers, clock, logger, scheduler = asyncScheduler } = options;
-  const { pollMs = 1_000, leaseMs = 60_000, batchSize = 100, concurrency = 32 } = options;
+  const {
+    pollMs = 1_000,
+    leaseMs = 60_000,
+    batchSize = 100,
+    concurrency = defaultDueWorkConcurrency,
+  } = options;
   let timer: Subscription | null = null;
   /** When the armed timer fires (epoch ms), or null when none is armed. */
   let armedAt: number | null = null;
   let started = false;
-  /** A look found every slot busy and did not re-arm: the next item to finish does. */
+  /** A look ran out of slots and did not re-arm: the next item to finish looks again. */
   let saturated = false;
   let draining: Promise<number> | null = null;
   let again = false;
@@ -71,6 +86,12 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   const inFlight = new Set<Promise<void>>();
   /** Claims are serialized so that concurrent looks never take more items than there are slots. */
   let claiming: Promise<number> = Promise.resolve(0);
+  /**
+   * The last fill stopped because the slots ran out, not the due items: more may be due. Items can
+   * finish while a fill waits for its next claim (a batch smaller than the slots takes several), so
+   * the slots need not all be busy when it ends.
+   */
+  let slotsRanOut = false;
 
   async function runItem(item: ClaimedDueItem): Promise<void> {
     try {
@@ -109,7 +130,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     let count = 0;
     for (;;) {
       const want = Math.min(batchSize, concurrency - inFlight.size);
-      if (want <= 0) return count;
+      slotsRanOut = want <= 0;
+      if (slotsRanOut) return count;
       const items = await store.claim(clock.now(), want, leaseMs);
       for (const item of items) launch(item);
       count += items.length;
@@ -179,8 +201,9 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   async function look(): Promise<void> {
     try {
       await fill();
-      // Every slot busy: the next item to finish looks again, so nothing spins meanwhile.
-      if (inFlight.size >= concurrency) {
+      // More may be due than there were slots: the next item to finish looks again, so nothing
+      // spins meanwhile and a burst of due items takes one wake-up of the timer.
+      if (slotsRanOut && inFlight.size > 0) {
         saturated = true;
         timer?.unsubscribe();
         timer = null;

@@ -114,20 +114,28 @@ describe('due-work runner', () => {
     expect(await memory.nextRunAt()).toBeNull();
   });
 
-  it('holds one timer when 10,000 items fall due at once, running them all in one wake-up', async () => {
-    const { vt, memory, runner, runs, scheduler, maxActions } = setup({ pollMs: 60_000, batchSize: 100 });
-    await memory.enqueue(Array.from({ length: 10_000 }, (_, i) => item(i, start + 5_000)));
-    runner.start();
-    await vt.advanceTo(start + 5_000);
+  // Slots fewer than a batch, and more (each fill then takes several claims, during which items end).
+  it.each([32, 128, 250])(
+    'holds one timer when 10,000 items fall due at once, running them all in one wake-up (%s at once)',
+    async (concurrency) => {
+      const { vt, memory, runner, runs, scheduler, maxActions } = setup({
+        pollMs: 60_000,
+        batchSize: 100,
+        concurrency,
+      });
+      await memory.enqueue(Array.from({ length: 10_000 }, (_, i) => item(i, start + 5_000)));
+      runner.start();
+      await vt.advanceTo(start + 5_000);
 
-    expect(runs).toHaveLength(10_000);
-    expect(runs.every((r) => r.at === start + 5_000)).toBe(true);
-    // Equal runAts come out in the order they were enqueued.
-    expect(runs.map((r) => r.id)).toEqual(Array.from({ length: 10_000 }, (_, i) => item(i, 0).id));
-    expect(maxActions()).toBe(1);
-    // start, the wake-up at start+5s (nothing was due before), and the re-arm after it.
-    expect(scheduler.scheduled).toBe(3);
-  });
+      expect(runs).toHaveLength(10_000);
+      expect(runs.every((r) => r.at === start + 5_000)).toBe(true);
+      // Equal runAts come out in the order they were enqueued.
+      expect(runs.map((r) => r.id)).toEqual(Array.from({ length: 10_000 }, (_, i) => item(i, 0).id));
+      expect(maxActions()).toBe(1);
+      // start, the wake-up at start+5s (nothing was due before), and the re-arm after it.
+      expect(scheduler.scheduled).toBe(3);
+    },
+  );
 
   it('runs nothing before its runAt, even when polling', async () => {
     const { vt, memory, runner, runs } = setup({ pollMs: 1_000 });

@@ -70,3 +70,48 @@ describe.each(storages)('timeouts run by the notifier, on %s', (_name, make) => 
     await notifier.stop();
   });
 });
+
+describe('createNotifier dueWorkConcurrency', () => {
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses %s', (dueWorkConcurrency) => {
+    expect(() => createNotifier({ storage: memoryStorage(), transports: [], dueWorkConcurrency })).toThrow(
+      RangeError,
+    );
+  });
+
+  /** How many items each claim asked for while `due` timeouts ran, with the given setting. */
+  async function claimSizes(due: number, dueWorkConcurrency?: number): Promise<number[]> {
+    const storage = memoryStorage();
+    const asked: number[] = [];
+    const dueWork = {
+      ...storage.dueWork,
+      claim: (now: number, limit: number, leaseMs: number) => {
+        asked.push(limit);
+        return storage.dueWork.claim(now, limit, leaseMs);
+      },
+    };
+    let now = Date.UTC(2030, 0, 1);
+    const notifier = createNotifier({
+      storage: { ...storage, dueWork },
+      transports: [inboxTransport({ clock: { now: () => now } })],
+      clock: { now: () => now },
+      rateLimits: { perKey: { burst: 1e6, perSecond: 1e6 }, perOrganization: { burst: 1e6, perSecond: 1e6 } },
+      ...(dueWorkConcurrency === undefined ? {} : { dueWorkConcurrency }),
+    });
+    await notifier.seed(testSeed);
+    for (let sent = 0; sent < due; sent += 1) await post(notifier, interactiveBody(['bob@acme.test'], 1));
+    now += minute + 1;
+    expect(await notifier.runDueWork()).toBe(due);
+    await notifier.stop();
+    return asked;
+  }
+
+  it('runs at most the given number of items at once', async () => {
+    const asked = await claimSizes(7, 3);
+    expect(asked[0]).toBe(3);
+    expect(Math.max(...asked)).toBe(3);
+  });
+
+  it('runs 128 at once by default: a claim of a full batch of 100, then one for the 28 slots left', async () => {
+    expect((await claimSizes(150)).slice(0, 2)).toEqual([100, 28]);
+  });
+});
