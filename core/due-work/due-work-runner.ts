@@ -15,8 +15,8 @@ export type DueWorkResult = { done: true; removed?: boolean } | { done: false; r
  * Most due items a runner runs at once unless told otherwise. An item on Redis or MongoDB waits on
  * several round trips in turn (the request, its write, the copies' records); at 32 at once the
  * process and Redis took turns waiting for each other, each busy about half the time, and 100,000
- * timeouts due at once on Redis ran at 3,800 to 4,600 a second; at 128 the process is busy all the
- * time (5,400 to 7,100 a second). Memory storage runs about as fast either way.
+ * timeouts due at once on Redis ran at 3,800 to 4,700 a second; at 128 the process is busy all the
+ * time (4,700 to 7,100 a second). Memory storage runs about as fast either way.
  */
 export const defaultDueWorkConcurrency = 128;
 
