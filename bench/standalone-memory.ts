@@ -2,7 +2,7 @@
  * Memory of the standalone service (as `npm start` runs it: memory storage, the inbox) over many
  * sends with a short retention: the service runs in a process of its own, autocannon sends
  * fire-and-forget messages to it over HTTP at a capped rate, and its resident memory (`VmRSS`) is read after each
- * tenth of the run. Once the first sends have expired, memory must stay flat however many more go
+ * tenth of the run (each quarter in the quick run). Once the first sends have expired, memory must stay flat however many more go
  * out; the figures are its range and its trend per send from the first checkpoint on.
  */
 import { readFileSync } from 'node:fs';
@@ -13,7 +13,8 @@ import { startStandaloneProcess } from '../test/support/standalone-process.js';
 import { saveFigures, sized } from './options.js';
 
 const sends = sized(1_000_000, 2_000);
-const checkpoints = 10;
+/** Memory readings after the start; each costs at least a second, autocannon's shortest run. */
+const checkpoints = sized(10, 4);
 const retentionSeconds = 5;
 const unlimited = '1000000000/1000000000';
 /**
