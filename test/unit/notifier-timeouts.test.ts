@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ClaimedDueItem, timeoutItemId } from '../../core/domain/due-work.js';
-import { createNotifier } from '../../core/notifier.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { Clock } from '../../core/ports/clock.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { interactiveBody, post } from '../support/api-requests.js';
 import { redisTestStorages, redisUrl } from '../support/redis.js';
@@ -20,10 +21,26 @@ else console.warn(`notifier timeouts on Redis skipped: no Redis answers at ${red
 
 const minute = 60_000;
 
+/** A seeded notifier on `storage` delivering to the inbox, by `clock`, with limits that never refuse. */
+async function seededNotifier(
+  storage: StoragePorts,
+  clock: Clock,
+  dueWorkConcurrency?: number,
+): Promise<Notifier> {
+  const notifier = createNotifier({
+    storage,
+    transports: [inboxTransport({ clock })],
+    clock,
+    rateLimits: { perKey: { burst: 1e6, perSecond: 1e6 }, perOrganization: { burst: 1e6, perSecond: 1e6 } },
+    ...(dueWorkConcurrency === undefined ? {} : { dueWorkConcurrency }),
+  });
+  await notifier.seed(testSeed);
+  return notifier;
+}
+
 /** A notifier on `storage` in virtual time, with every complete of due work recorded. */
 async function setup(storage: StoragePorts) {
   let now = Date.UTC(2030, 0, 1);
-  const clock = { now: () => now };
   const completed: string[] = [];
   const dueWork = {
     ...storage.dueWork,
@@ -32,13 +49,7 @@ async function setup(storage: StoragePorts) {
       await storage.dueWork.complete(item);
     },
   };
-  const notifier = createNotifier({
-    storage: { ...storage, dueWork },
-    transports: [inboxTransport({ clock })],
-    clock,
-    rateLimits: { perKey: { burst: 1e6, perSecond: 1e6 }, perOrganization: { burst: 1e6, perSecond: 1e6 } },
-  });
-  await notifier.seed(testSeed);
+  const notifier = await seededNotifier({ ...storage, dueWork }, { now: () => now });
   return { notifier, storage, completed, advance: (ms: number) => (now += ms) };
 }
 
@@ -90,14 +101,7 @@ describe('createNotifier dueWorkConcurrency', () => {
       },
     };
     let now = Date.UTC(2030, 0, 1);
-    const notifier = createNotifier({
-      storage: { ...storage, dueWork },
-      transports: [inboxTransport({ clock: { now: () => now } })],
-      clock: { now: () => now },
-      rateLimits: { perKey: { burst: 1e6, perSecond: 1e6 }, perOrganization: { burst: 1e6, perSecond: 1e6 } },
-      ...(dueWorkConcurrency === undefined ? {} : { dueWorkConcurrency }),
-    });
-    await notifier.seed(testSeed);
+    const notifier = await seededNotifier({ ...storage, dueWork }, { now: () => now }, dueWorkConcurrency);
     for (let sent = 0; sent < due; sent += 1) await post(notifier, interactiveBody(['bob@acme.test'], 1));
     now += minute + 1;
     expect(await notifier.runDueWork()).toBe(due);
