@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { Copy } from '../../adapters/chat/inbox/copy-ids.js';
 import type { InboxMessage } from '../../adapters/chat/inbox/inbox-message.js';
-import { inboxMessages } from '../../adapters/chat/inbox/messages.js';
+import { type InboxDelivery, inboxMessages } from '../../adapters/chat/inbox/messages.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { manualClock } from '../support/manual-clock.js';
 
-const interactive: InboxMessage = {
-  id: 'msg_AAAAAAAAAAAAAAAAAAAAAAAA',
+const sendId = 'req_AAAAAAAAAAAAAAAAAAAAAAAA';
+
+const interactive: InboxDelivery = {
+  sendId,
+  kind: 'interactive',
   recipient: 'bob@acme.test',
   organizationId: 'acme',
-  kind: 'interactive',
-  requestId: 'req_AAAAAAAAAAAAAAAAAAAAAAAA',
   text: 'Deploy *v2*?',
   buttons: [
     { text: 'Yes', value: 'yes' },
@@ -28,36 +30,77 @@ const answered = {
   selected: 'yes',
 };
 
+const copyOf = ({ sendId: id, recipient }: InboxDelivery): Copy => ({ sendId: id, recipient });
+
 const setup = () => {
   const clock = manualClock();
   const state = memoryStorage({ clock }).transportState;
-  return { state, messages: inboxMessages({ state, clock }) };
+  const messages = inboxMessages({ state, clock });
+  /** The message the inbox shows for a copy delivered as `delivery`. */
+  const messageOf = async ({ sendId: id, kind, ...rest }: InboxDelivery): Promise<InboxMessage> => ({
+    id: await messages.idOf({ sendId: id, recipient: rest.recipient }),
+    kind,
+    requestId: kind === 'interactive' ? id : null,
+    ...rest,
+  });
+  /** Delivers `delivery` showing the view of `version`, and answers the id it is listed under. */
+  const add = async (delivery: InboxDelivery, version: number): Promise<string> => {
+    await messages.add(delivery, version);
+    return messages.idOf(copyOf(delivery));
+  };
+  return { state, messages, messageOf, add };
 };
 
 describe('inbox message records', () => {
   it('reads back every field of a message as it was delivered, plain and interactive', async () => {
-    const { messages } = setup();
-    const plain: InboxMessage = {
+    const { messages, messageOf, add } = setup();
+    const plain: InboxDelivery = {
       ...interactive,
-      id: 'msg_BBBBBBBBBBBBBBBBBBBBBBBB',
+      sendId: 'notif_BBBBBBBBBBBBBBBBBBBBBBBB',
       kind: 'plain',
-      requestId: null,
       buttons: [],
       buttonsEnabled: false,
       footer: null,
     };
-    await messages.add(interactive, 0);
-    await messages.add(plain, 0);
-    expect(await messages.get(interactive.id)).toEqual(interactive);
-    expect(await messages.list('bob@acme.test')).toEqual([interactive, plain]);
+    const id = await add(interactive, 0);
+    await add(plain, 0);
+    expect(await messages.get(id)).toEqual(await messageOf(interactive));
+    expect(await messages.list('bob@acme.test')).toEqual([
+      await messageOf(interactive),
+      await messageOf(plain),
+    ]);
+  });
+
+  it('keeps one record for the copies of a send until a copy shows a view of its own', async () => {
+    const { state, messages, messageOf, add } = setup();
+    const recipients = ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'];
+    const ids = await Promise.all(recipients.map((recipient) => add({ ...interactive, recipient }, 1)));
+    expect(await state.get(`send:${sendId}`)).not.toBeNull();
+    for (const recipient of recipients) expect(await state.get(`copy:${sendId}:${recipient}`)).toBeNull();
+
+    expect(await messages.update({ sendId, recipient: 'carol@acme.test' }, 2, answered)).toBe(true);
+    expect(await state.get(`copy:${sendId}:carol@acme.test`)).not.toBeNull();
+    expect(await state.get(`copy:${sendId}:bob@acme.test`)).toBeNull();
+    expect(await messages.get(ids[0]!)).toEqual(await messageOf(interactive));
+    expect(await messages.get(ids[1]!)).toEqual({
+      ...(await messageOf({ ...interactive, recipient: 'carol@acme.test' })),
+      ...answered,
+    });
   });
 
   it('applies an update to what the view changes and keeps the rest, and ignores an older view', async () => {
-    const { messages } = setup();
-    await messages.add(interactive, 0);
-    expect(await messages.update(interactive.id, 2, answered)).toBe(true);
-    expect(await messages.update(interactive.id, 1, { ...answered, footer: 'older' })).toBe(true);
-    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
+    const { messages, messageOf, add } = setup();
+    const id = await add(interactive, 0);
+    expect(await messages.update(copyOf(interactive), 2, answered)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 1, { ...answered, footer: 'older' })).toBe(true);
+    expect(await messages.get(id)).toEqual({ ...(await messageOf(interactive)), ...answered });
+  });
+
+  it('ignores an update older than the view the copy was delivered with', async () => {
+    const { messages, messageOf, add } = setup();
+    const id = await add(interactive, 5);
+    expect(await messages.update(copyOf(interactive), 4, answered)).toBe(true);
+    expect(await messages.get(id)).toEqual(await messageOf(interactive));
   });
 
   it.each([
@@ -66,80 +109,137 @@ describe('inbox message records', () => {
     ['commas and brackets', 'a,b]@acme.test', '[acme],', '],[",",null,'],
     ['text beyond the basic plane', 'bób@ácme.test', 'acmé', 'Déployer 🚀 « v2 » ?'],
   ])(
-    'rewrites a record with %s in its kept fields to exactly what the whole record would be',
+    'keeps a send and an update with %s exactly as their fields encode',
     async (_name, recipient, organizationId, text) => {
-      const { state, messages } = setup();
-      const message: InboxMessage = { ...interactive, recipient, organizationId, text };
-      await messages.add(message, 0);
+      const { state, messages, messageOf, add } = setup();
+      const delivery: InboxDelivery = { ...interactive, recipient, organizationId, text };
+      const id = await add(delivery, 0);
       const shown = { ...answered, footer: 'You answered “a\\"b” · Sent by Alice', selected: 'x"y' };
-      expect(await messages.update(message.id, 3, shown)).toBe(true);
-      expect((await state.get(`msg:${message.id}`))?.value).toBe(
-        `${JSON.stringify([recipient, organizationId, message.requestId, text, message.deliveredAt])}\n${JSON.stringify(
-          [3, ['Yes', 'yes', 'No', 'no'], 0, shown.footer, shown.selected],
-        )}`,
+      expect(await messages.update(copyOf(delivery), 3, shown)).toBe(true);
+      expect((await state.get(`send:${sendId}`))?.value.split('\n')[0]).toBe(
+        JSON.stringify([organizationId, sendId, text, delivery.deliveredAt]),
       );
-      expect(await messages.get(message.id)).toEqual({ ...message, ...shown });
-      expect(await messages.update(message.id, 2, answered)).toBe(true);
-      expect(await messages.get(message.id)).toEqual({ ...message, ...shown });
+      expect((await state.get(`copy:${sendId}:${recipient}`))?.value).toBe(
+        JSON.stringify([3, ['Yes', 'yes', 'No', 'no'], 0, shown.footer, shown.selected]),
+      );
+      const expected = { ...(await messageOf(delivery)), ...shown };
+      expect(await messages.get(id)).toEqual(expected);
+      expect(await messages.list(recipient)).toEqual([expected]);
+      expect(await messages.update(copyOf(delivery), 2, answered)).toBe(true);
+      expect(await messages.get(id)).toEqual(expected);
     },
   );
 
-  it('rewrites a record without a request id (null) as the whole record would be', async () => {
-    const { state, messages } = setup();
-    const message: InboxMessage = { ...interactive, requestId: null };
-    await messages.add(message, 0);
-    expect(await messages.update(message.id, 1, answered)).toBe(true);
-    const [kept] = (await state.get(`msg:${message.id}`))?.value.split('\n') ?? [];
-    const [, , requestId, text] = JSON.parse(kept ?? '[]') as unknown[];
-    expect([requestId, text]).toEqual([null, message.text]);
-    expect(await messages.get(message.id)).toEqual({ ...message, kind: 'plain', ...answered });
+  it('compares versions of more than one digit as numbers', async () => {
+    const { messages, messageOf, add } = setup();
+    const id = await add(interactive, 10);
+    expect(await messages.update(copyOf(interactive), 9, answered)).toBe(true);
+    expect(await messages.get(id)).toEqual(await messageOf(interactive));
+    expect(await messages.update(copyOf(interactive), 12, answered)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 11, interactive)).toBe(true);
+    expect(await messages.get(id)).toEqual({ ...(await messageOf(interactive)), ...answered });
   });
 
+  it('answers false for an update of a copy whose send it does not have', async () => {
+    const { messages } = setup();
+    expect(await messages.update(copyOf(interactive), 1, answered)).toBe(false);
+    expect(await messages.update('msg_AAAAAAAAAAAAAAAAAAAAAAAA', 1, answered)).toBe(false);
+  });
+});
+
+describe('inbox message ids', () => {
+  it('names the send and recipient, signed, and finds nothing under an id it did not make', async () => {
+    const { messages, add } = setup();
+    const id = await add(interactive, 1);
+    expect(id).toMatch(/^msg_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect(await messages.get(id)).not.toBeNull();
+
+    const [encoded = '', tag = ''] = id.slice(4).split('.');
+    const forged = Buffer.from(`${sendId}\ncarol@acme.test`).toString('base64url');
+    for (const madeUp of [
+      `msg_${forged}.${tag}`,
+      `msg_${encoded}.${'A'.repeat(22)}`,
+      `msg_${encoded}`,
+      `${id}=`,
+      'msg_',
+      'req_x',
+    ]) {
+      expect(await messages.get(madeUp)).toBeNull();
+    }
+  });
+
+  it('makes the same id on every instance over one store, and another on another store', async () => {
+    const clock = manualClock();
+    const state = memoryStorage({ clock }).transportState;
+    const [one, two] = [inboxMessages({ state, clock }), inboxMessages({ state, clock })];
+    const ids = await Promise.all([one.idOf(copyOf(interactive)), two.idOf(copyOf(interactive))]);
+    expect(ids[0]).toBe(ids[1]);
+    const elsewhere = inboxMessages({ state: memoryStorage({ clock }).transportState, clock });
+    expect(await elsewhere.idOf(copyOf(interactive))).not.toBe(ids[0]);
+  });
+});
+
+describe('inbox records of one message each, written by earlier releases', () => {
+  const id = 'msg_AAAAAAAAAAAAAAAAAAAAAAAA';
+  const earlier: InboxMessage = {
+    id,
+    recipient: 'bob@acme.test',
+    organizationId: 'acme',
+    kind: 'interactive',
+    requestId: sendId,
+    text: interactive.text,
+    buttons: interactive.buttons,
+    buttonsEnabled: true,
+    footer: interactive.footer,
+    selected: null,
+    deliveredAt: 1_000,
+  };
+  const kept = JSON.stringify(['bob@acme.test', 'acme', sendId, interactive.text, 1_000]);
+  const flat = ['Yes', 'yes', 'No', 'no'];
+
   it.each([
-    ['the object form of the first releases', JSON.stringify({ version: 1, message: interactive })],
+    ['the object form of the first releases', JSON.stringify({ version: 1, message: earlier })],
     [
-      'the one-line array form of the release before',
+      'the one-line array form',
       JSON.stringify([
         1,
         'bob@acme.test',
         'acme',
-        interactive.requestId,
+        sendId,
         interactive.text,
-        ['Yes', 'yes', 'No', 'no'],
+        flat,
         1,
         interactive.footer,
         null,
         1_000,
       ]),
     ],
-  ])('reads and updates a record in %s, rewriting it in the current form', async (_form, legacy) => {
-    const { state, messages } = setup();
-    await state.set(`msg:${interactive.id}`, legacy);
-    await state.append('recipient:bob@acme.test', interactive.id);
-    expect(await messages.list('bob@acme.test')).toEqual([interactive]);
-    expect(await messages.get(interactive.id)).toEqual(interactive);
+    ['the two-line form', `${kept}\n${JSON.stringify([1, flat, 1, interactive.footer, null])}`],
+  ])('reads and updates a record in %s, rewriting it in the two-line form', async (_form, legacy) => {
+    const { state, messages, messageOf, add } = setup();
+    await state.set(`msg:${id}`, legacy);
+    await state.append('recipient:bob@acme.test', id);
+    const current = await add({ ...interactive, sendId: 'req_BBBBBBBBBBBBBBBBBBBBBBBB' }, 0);
+    const delivered = await messageOf({ ...interactive, sendId: 'req_BBBBBBBBBBBBBBBBBBBBBBBB' });
+    expect(await messages.list('bob@acme.test')).toEqual([earlier, delivered]);
+    expect(await messages.get(id)).toEqual(earlier);
 
-    expect(await messages.update(interactive.id, 0, answered)).toBe(true);
-    expect((await state.get(`msg:${interactive.id}`))?.value).toBe(legacy);
-    expect(await messages.update(interactive.id, 2, answered)).toBe(true);
-    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
-    expect((await state.get(`msg:${interactive.id}`))?.value.split('\n')).toHaveLength(2);
-    expect(await messages.update(interactive.id, 1, interactive)).toBe(true);
-    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
+    expect(await messages.update(id, 0, answered)).toBe(true);
+    expect((await state.get(`msg:${id}`))?.value).toBe(legacy);
+    expect(await messages.update(id, 2, answered)).toBe(true);
+    expect(await messages.get(id)).toEqual({ ...earlier, ...answered });
+    expect((await state.get(`msg:${id}`))?.value.split('\n')).toEqual([
+      kept,
+      JSON.stringify([2, flat, 0, answered.footer, answered.selected]),
+    ]);
+    expect(await messages.update(id, 1, earlier)).toBe(true);
+    expect(await messages.get(id)).toEqual({ ...earlier, ...answered });
+    expect(await messages.get(current)).toEqual(delivered);
   });
 
-  it('compares versions of more than one digit as numbers', async () => {
+  it('answers false for an update of an earlier id without a record', async () => {
     const { messages } = setup();
-    await messages.add(interactive, 10);
-    expect(await messages.update(interactive.id, 9, answered)).toBe(true);
-    expect(await messages.get(interactive.id)).toEqual(interactive);
-    expect(await messages.update(interactive.id, 12, answered)).toBe(true);
-    expect(await messages.update(interactive.id, 11, interactive)).toBe(true);
-    expect(await messages.get(interactive.id)).toEqual({ ...interactive, ...answered });
-  });
-
-  it('answers false for an update of a message that does not exist', async () => {
-    const { messages } = setup();
-    expect(await messages.update('msg_missing', 1, answered)).toBe(false);
+    expect(await messages.update(id, 1, answered)).toBe(false);
+    expect(await messages.get(id)).toBeNull();
   });
 });

@@ -14,6 +14,7 @@ import type {
   Click,
   ClickOutcome,
 } from '../../core/ports/chat-transport.js';
+import type { DeliveryRef } from '../../core/ports/delivery-store.js';
 
 const organization: Organization = { id: 'acme', name: 'Acme Inc' };
 const otherOrganization: Organization = { id: 'globex', name: 'Globex' };
@@ -153,6 +154,12 @@ describe('inbox transport', () => {
   let sink: RecordingSink;
   let transport: ChatTransport;
 
+  /** Delivers through the transport; answers the reference it gave and the id of the copy. */
+  const deliver = async (delivery: ChatDelivery): Promise<{ ref: DeliveryRef; id: string }> => ({
+    ref: await transport.deliver(delivery),
+    id: await store.idOf({ sendId: delivery.message.sendId, recipient: delivery.recipient }),
+  });
+
   beforeEach(() => {
     now = 1_700_000_000_000;
     sink = new RecordingSink();
@@ -176,13 +183,13 @@ describe('inbox transport', () => {
   });
 
   describe('deliver', () => {
-    it('stores an interactive message and answers a ref naming it', async () => {
-      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+    it('stores an interactive message under an id made of its send and recipient, and keeps no reference', async () => {
+      const { ref, id } = await deliver(deliveryTo('alice@acme.test', interactiveView()));
 
-      expect(Object.keys(ref)).toEqual(['messageId']);
-      expect(ref.messageId).toMatch(/^msg_[0-9A-Za-z]{24}$/);
-      expect(await store.get(ref.messageId ?? '')).toEqual({
-        id: ref.messageId,
+      expect(ref).toEqual({});
+      expect(id).toMatch(/^msg_[0-9A-Za-z_-]+\.[0-9A-Za-z_-]{22}$/);
+      expect(await store.get(id)).toEqual({
+        id,
         recipient: 'alice@acme.test',
         organizationId: 'acme',
         kind: 'interactive',
@@ -197,8 +204,8 @@ describe('inbox transport', () => {
     });
 
     it('stores a plain message without a request id', async () => {
-      const ref = await transport.deliver(deliveryTo('bob@acme.test', plainView('Hello')));
-      expect(await store.get(ref.messageId ?? '')).toMatchObject({
+      const { id } = await deliver(deliveryTo('bob@acme.test', plainView('Hello')));
+      expect(await store.get(id)).toMatchObject({
         kind: 'plain',
         requestId: null,
         text: 'Hello',
@@ -210,12 +217,42 @@ describe('inbox transport', () => {
 
     it('gives every copy its own id and keeps no reference to the view', async () => {
       const view = interactiveView({ buttons: [...options] });
-      const first = await transport.deliver(deliveryTo('alice@acme.test', view));
-      const second = await transport.deliver(deliveryTo('alice@acme.test', view));
+      const first = await deliver(deliveryTo('alice@acme.test', view));
+      const second = await deliver(deliveryTo('zoe@acme.test', view));
       view.buttons.push({ text: 'Later', value: 'later' });
 
-      expect(first.messageId).not.toBe(second.messageId);
-      expect((await store.get(first.messageId ?? ''))?.buttons).toEqual(options);
+      expect(first.id).not.toBe(second.id);
+      expect((await store.get(first.id))?.buttons).toEqual(options);
+      expect((await store.get(second.id))?.recipient).toBe('zoe@acme.test');
+    });
+
+    it('keeps one message for a copy delivered again (a retried delivery)', async () => {
+      const delivery = deliveryTo('alice@acme.test', interactiveView());
+      const first = await deliver(delivery);
+      const again = await deliver(delivery);
+      expect(again.id).toBe(first.id);
+      expect((await store.list('alice@acme.test')).map((message) => message.id)).toEqual([first.id]);
+    });
+
+    it('shows each copy the view it was delivered with, when copies of one send are delivered with different views', async () => {
+      const first = await deliver(deliveryTo('alice@acme.test', interactiveView()));
+      const later = await deliver(
+        deliveryTo('zoe@acme.test', interactiveView({ version: 2, footer: 'Alice answered' })),
+      );
+      const earlier = await deliver(
+        deliveryTo('bob@acme.test', interactiveView({ version: 0, footer: 'before' })),
+      );
+      expect((await store.get(first.id))?.footer).toBe('Valid for 60 minutes · sent by Alice Doe');
+      expect((await store.get(later.id))?.footer).toBe('Alice answered');
+      expect((await store.get(earlier.id))?.footer).toBe('before');
+    });
+
+    it('finds no message under an id it did not make', async () => {
+      const { id } = await deliver(deliveryTo('alice@acme.test', interactiveView()));
+      const forged = Buffer.from('req_AAAAAAAAAAAAAAAAAAAAAAAA\nzoe@acme.test').toString('base64url');
+      for (const madeUp of [`msg_${forged}.${id.split('.')[1]}`, 'msg_', 'msg_!!!!', `${id}=`, 'req_x']) {
+        expect(await store.get(madeUp)).toBeNull();
+      }
     });
 
     it('refuses to deliver before the notifier connects it, having nowhere to keep the message', async () => {
@@ -225,18 +262,21 @@ describe('inbox transport', () => {
     });
 
     it('keeps messages in the state the sink hands it, so instances on one store share them', async () => {
-      const ref = await transport.deliver(deliveryTo('alice@acme.test', plainView('Shared')));
+      const { ref, id } = await deliver(deliveryTo('alice@acme.test', interactiveView()));
       const otherInstance = inboxTransport();
       otherInstance.connect(sink);
-      await otherInstance.update(deliveryTo('alice@acme.test', interactiveView({ footer: 'Seen' })), ref);
-      expect(await store.list('alice@acme.test')).toMatchObject([{ id: ref.messageId, footer: 'Seen' }]);
+      await otherInstance.update(
+        deliveryTo('alice@acme.test', interactiveView({ version: 2, footer: 'Seen' })),
+        ref,
+      );
+      expect(await store.list('alice@acme.test')).toMatchObject([{ id, footer: 'Seen' }]);
     });
   });
 
   describe('update', () => {
     it('rewrites buttons, their state, footer and choice; keeps id, text and delivery time', async () => {
       const delivery = deliveryTo('alice@acme.test', interactiveView());
-      const ref = await transport.deliver(delivery);
+      const { ref, id } = await deliver(delivery);
       now += 60_000;
 
       await transport.update(
@@ -255,8 +295,8 @@ describe('inbox transport', () => {
         ref,
       );
 
-      expect(await store.get(ref.messageId ?? '')).toEqual({
-        id: ref.messageId,
+      expect(await store.get(id)).toEqual({
+        id,
         recipient: 'alice@acme.test',
         organizationId: 'acme',
         kind: 'interactive',
@@ -271,25 +311,25 @@ describe('inbox transport', () => {
     });
 
     it("keeps a copy in its place among the recipient's messages", async () => {
-      const first = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+      const first = await deliver(deliveryTo('alice@acme.test', interactiveView()));
       now += 1;
-      const second = await transport.deliver(deliveryTo('alice@acme.test', plainView('Later news')));
+      const second = await deliver(deliveryTo('alice@acme.test', plainView('Later news')));
       await transport.update(
         deliveryTo(
           'alice@acme.test',
           interactiveView({ version: 2, buttonsEnabled: false, selected: 'approve' }),
         ),
-        first,
+        first.ref,
       );
       const listed = await store.list('alice@acme.test');
       expect(listed.map((message) => [message.id, message.selected])).toEqual([
-        [first.messageId, 'approve'],
-        [second.messageId, null],
+        [first.id, 'approve'],
+        [second.id, null],
       ]);
     });
 
     it('leaves a copy showing a newer version as it is when an older view arrives late', async () => {
-      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
+      const { ref, id } = await deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
       const answered = interactiveView({
         version: 3,
         buttonsEnabled: false,
@@ -299,28 +339,33 @@ describe('inbox transport', () => {
       const older = interactiveView({ version: 2, selected: 'reject', footer: 'v2' });
       await transport.update(deliveryTo('alice@acme.test', answered), ref);
       await transport.update(deliveryTo('alice@acme.test', older), ref);
-      expect(await store.get(ref.messageId ?? '')).toMatchObject({
+      expect(await store.get(id)).toMatchObject({
         buttonsEnabled: false,
         selected: 'approve',
         footer: 'v3',
       });
       await transport.update(deliveryTo('alice@acme.test', answered), ref);
-      expect(await store.get(ref.messageId ?? '')).toMatchObject({ selected: 'approve', footer: 'v3' });
+      expect(await store.get(id)).toMatchObject({ selected: 'approve', footer: 'v3' });
     });
 
     it('shows the newest of several views applied at once, whatever order they land in', async () => {
-      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
+      const { ref, id } = await deliver(deliveryTo('alice@acme.test', interactiveView({ version: 1 })));
       const views = [3, 6, 2, 5, 4].map((version) =>
         interactiveView({ version, footer: `v${version}`, selected: version === 6 ? 'reject' : null }),
       );
       await Promise.all(views.map((view) => transport.update(deliveryTo('alice@acme.test', view), ref)));
-      expect(await store.get(ref.messageId ?? '')).toMatchObject({ footer: 'v6', selected: 'reject' });
+      expect(await store.get(id)).toMatchObject({ footer: 'v6', selected: 'reject' });
     });
 
     it('fails for a ref that names no message', async () => {
       const delivery = deliveryTo('alice@acme.test', interactiveView());
       await expect(transport.update(delivery, { messageId: 'msg_missing' })).rejects.toThrow(/not found/);
       await expect(transport.update(delivery, {})).rejects.toThrow(/not found/);
+      await deliver(deliveryTo('bob@acme.test', interactiveView()));
+      await expect(transport.update(delivery, {})).resolves.toBeUndefined();
+      await expect(
+        transport.update(deliveryTo('alice@acme.test', plainView('Another send')), {}),
+      ).rejects.toThrow(/not found/);
     });
   });
 
@@ -335,13 +380,13 @@ describe('inbox transport', () => {
     });
 
     it('answers 503 on every route before connect', async () => {
-      const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+      const { id } = await deliver(deliveryTo('alice@acme.test', interactiveView()));
       const unconnected = inboxTransport();
       const responses = [
         await call(unconnected, 'GET', '/inbox'),
         await call(unconnected, 'GET', '/inbox/api/users'),
         await call(unconnected, 'GET', '/inbox/api/messages', { query: { email: 'alice@acme.test' } }),
-        await call(unconnected, 'POST', clickPath(ref.messageId ?? ''), { body: '{"value":"approve"}' }),
+        await call(unconnected, 'POST', clickPath(id), { body: '{"value":"approve"}' }),
       ];
       for (const response of responses) expectError(response, 503, /not connected/);
       expect(sink.clicks).toEqual([]);
@@ -366,11 +411,11 @@ describe('inbox transport', () => {
 
     describe('GET /inbox/api/messages', () => {
       it('lists the messages of one user in delivery order', async () => {
-        const first = await transport.deliver(deliveryTo('alice@acme.test', plainView('Hello _there_')));
+        const first = await deliver(deliveryTo('alice@acme.test', plainView('Hello _there_')));
         now += 1;
-        await transport.deliver(deliveryTo('bob@acme.test', plainView('Not for Alice')));
+        await deliver(deliveryTo('bob@acme.test', plainView('Not for Alice')));
         now += 1;
-        const second = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+        const second = await deliver(deliveryTo('alice@acme.test', interactiveView()));
 
         const response = await call(transport, 'GET', '/inbox/api/messages', {
           query: { email: ' Alice@ACME.test ' },
@@ -381,7 +426,7 @@ describe('inbox transport', () => {
         const body = json(response) as { html: string }[];
         expect(body).toEqual([
           {
-            id: first.messageId,
+            id: first.id,
             kind: 'plain',
             text: 'Hello _there_',
             html: expect.any(String),
@@ -390,7 +435,7 @@ describe('inbox transport', () => {
             selected: null,
           },
           {
-            id: second.messageId,
+            id: second.id,
             kind: 'interactive',
             text: 'Deploy *v2* to production?',
             html: expect.any(String),
@@ -407,7 +452,7 @@ describe('inbox transport', () => {
       });
 
       it('shows disabled buttons and the choice after an update', async () => {
-        const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
+        const { ref } = await deliver(deliveryTo('alice@acme.test', interactiveView()));
         await transport.update(
           deliveryTo(
             'alice@acme.test',
@@ -473,8 +518,7 @@ describe('inbox transport', () => {
       let messageId: string;
 
       beforeEach(async () => {
-        const ref = await transport.deliver(deliveryTo('alice@acme.test', interactiveView()));
-        messageId = ref.messageId ?? '';
+        ({ id: messageId } = await deliver(deliveryTo('alice@acme.test', interactiveView())));
       });
 
       it('hands the click to the sink, as a Slack or Teams click, and answers 200', async () => {
@@ -501,7 +545,7 @@ describe('inbox transport', () => {
       });
 
       it('answers 404 for an unknown message and for a plain one, without asking the sink', async () => {
-        const plain = await transport.deliver(deliveryTo('alice@acme.test', plainView('Just news')));
+        const plain = await deliver(deliveryTo('alice@acme.test', plainView('Just news')));
 
         expectError(
           await call(transport, 'POST', clickPath('msg_unknown'), { body: '{"value":"approve"}' }),
@@ -509,7 +553,7 @@ describe('inbox transport', () => {
           /not found/i,
         );
         expectError(
-          await call(transport, 'POST', clickPath(plain.messageId ?? ''), { body: '{"value":"approve"}' }),
+          await call(transport, 'POST', clickPath(plain.id), { body: '{"value":"approve"}' }),
           404,
           /no buttons/,
         );
@@ -518,8 +562,11 @@ describe('inbox transport', () => {
 
       it('answers 409 when the buttons are disabled, without asking the sink', async () => {
         await transport.update(
-          deliveryTo('alice@acme.test', interactiveView({ buttonsEnabled: false, state: 'expired' })),
-          { messageId },
+          deliveryTo(
+            'alice@acme.test',
+            interactiveView({ version: 2, buttonsEnabled: false, state: 'expired' }),
+          ),
+          {},
         );
         expectError(
           await call(transport, 'POST', clickPath(messageId), { body: '{"value":"approve"}' }),

@@ -1,176 +1,36 @@
 import type { Clock, TransportStateStore } from '../../../core/adapter-kit.js';
+import { type Copy, copyIds } from './copy-ids.js';
 import type { InboxMessage } from './inbox-message.js';
+import { decodeLegacy, isLegacyId, legacyKey, rewriteLegacy } from './legacy-records.js';
+import { type KeptFields, messageOf, type ShownState, shownLine, versionOf } from './message-record.js';
 
-/**
- * The record of one message: two JSON arrays without property names or the id (which is its key),
- * about half the size of the object it stands for, since every pending copy keeps one. What a
- * delivery fixed comes first; what an update changes follows on a line of its own, so that an update
- * (every copy of every request that times out) replaces that line without parsing the message
- * (`JSON.stringify` never writes a line break). `version` is `MessageView.version` of the view last
- * applied, so that an older view never replaces a newer one; `kind` is implied by `requestId` (an
- * interactive message has one); `buttons` holds text and value of each button in turn.
- */
-type KeptFields = [
-  recipient: string,
-  organizationId: string,
-  requestId: string | null,
-  text: string,
-  deliveredAt: number,
-];
-type ShownFields = [
-  version: number,
-  buttons: string[],
-  buttonsEnabled: 0 | 1,
-  footer: string | null,
-  selected: string | null,
-];
-
-/** What an update of a message changes: the parts of its view that follow the request's state. */
-export type ShownState = Pick<InboxMessage, 'buttons' | 'buttonsEnabled' | 'footer' | 'selected'>;
-
-/** The one-line array of the previous release, still read (and rewritten in the current form). */
-type ArrayMessage = [
-  version: number,
-  recipient: string,
-  organizationId: string,
-  requestId: string | null,
-  text: string,
-  buttons: string[],
-  buttonsEnabled: 0 | 1,
-  footer: string | null,
-  selected: string | null,
-  deliveredAt: number,
-];
-
-/** The object of the first releases, still read (and rewritten in the current form). */
-interface ObjectMessage {
-  version: number;
-  message: InboxMessage;
+/** A copy to deliver: the message less its id (made from the send and the recipient) and kind. */
+export interface InboxDelivery extends ShownState {
+  /** `req_…` of an interactive send, `notif_…` of a plain one. */
+  sendId: string;
+  kind: InboxMessage['kind'];
+  recipient: string;
+  organizationId: string;
+  text: string;
+  deliveredAt: number;
 }
-
-const messageKey = (id: string): string => `msg:${id}`;
-const recipientKey = (recipient: string): string => `recipient:${recipient}`;
-const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
-
-const flatButtons = (buttons: ShownState['buttons']): string[] => {
-  const flat: string[] = [];
-  for (const { text, value } of buttons) flat.push(text, value);
-  return flat;
-};
-
-const shownLine = (version: number, shown: ShownState): string =>
-  JSON.stringify([
-    version,
-    flatButtons(shown.buttons),
-    shown.buttonsEnabled ? 1 : 0,
-    shown.footer,
-    shown.selected,
-  ] satisfies ShownFields);
-
-const encode = (version: number, message: InboxMessage): string =>
-  `${JSON.stringify([
-    message.recipient,
-    message.organizationId,
-    message.requestId,
-    message.text,
-    message.deliveredAt,
-  ] satisfies KeptFields)}\n${shownLine(version, message)}`;
-
-const messageOf = (
-  id: string,
-  [recipient, organizationId, requestId, text, deliveredAt]: KeptFields,
-  [, flat, enabled, footer, selected]: ShownFields,
-): InboxMessage => {
-  const buttons: InboxMessage['buttons'] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) buttons.push({ text: flat[i]!, value: flat[i + 1]! });
-  return {
-    id,
-    recipient,
-    organizationId,
-    kind: requestId === null ? 'plain' : 'interactive',
-    requestId,
-    text,
-    buttons,
-    buttonsEnabled: enabled === 1,
-    footer,
-    selected,
-    deliveredAt,
-  };
-};
-
-/** The version and message of a record in any of its forms. */
-const decode = (id: string, value: string): { version: number; message: InboxMessage } => {
-  const split = value.indexOf('\n');
-  if (split === -1) {
-    const parsed = JSON.parse(value) as ArrayMessage | ObjectMessage;
-    if (!Array.isArray(parsed)) return parsed;
-    const [
-      version,
-      recipient,
-      organizationId,
-      requestId,
-      text,
-      flat,
-      enabled,
-      footer,
-      selected,
-      deliveredAt,
-    ] = parsed;
-    return {
-      version,
-      message: messageOf(
-        id,
-        [recipient, organizationId, requestId, text, deliveredAt],
-        [version, flat, enabled, footer, selected],
-      ),
-    };
-  }
-  const shown = JSON.parse(value.slice(split + 1)) as ShownFields;
-  return {
-    version: shown[0],
-    message: messageOf(id, JSON.parse(value.slice(0, split)) as KeptFields, shown),
-  };
-};
-
-/** The version a record in the current form shows: the integer that opens its second line. */
-const versionAfter = (value: string, split: number): number => {
-  let version = 0;
-  for (let index = split + 2; index < value.length; index += 1) {
-    const digit = value.charCodeAt(index) - 48;
-    if (digit < 0 || digit > 9) break;
-    version = version * 10 + digit;
-  }
-  return version;
-};
-
-/**
- * The record `value` showing `shown` as the view of `version`, in the current form; null when it
- * already shows a newer view. A record in the current form keeps its first line as it is.
- */
-const rewrite = (id: string, value: string, version: number, shown: ShownState): string | null => {
-  const split = value.indexOf('\n');
-  if (split !== -1) {
-    if (versionAfter(value, split) > version) return null;
-    return `${value.slice(0, split + 1)}${shownLine(version, shown)}`;
-  }
-  const earlier = decode(id, value);
-  if (earlier.version > version) return null;
-  return encode(version, { ...earlier.message, ...shown });
-};
 
 /** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
 export interface InboxMessages {
-  /** Stores a new message, showing the view of `version`, at the end of its recipient's list. */
-  add(message: InboxMessage, version: number): Promise<void>;
+  /** Stores the copy of a send to a recipient, showing the view of `version`, at the end of the recipient's list. */
+  add(delivery: InboxDelivery, version: number): Promise<void>;
   /**
-   * Makes a message show `shown`, the view of `version`, unless it already shows a newer one (then
-   * it is left as it is). Answers false when there is no such message.
+   * Makes a copy show `shown`, the view of `version`, unless it already shows a newer one (then it
+   * is left as it is). Answers false when there is no such copy. A string names a message of an
+   * earlier release by its id.
    */
-  update(id: string, version: number, shown: ShownState): Promise<boolean>;
-  /** One message, or null. */
+  update(copy: Copy | string, version: number, shown: ShownState): Promise<boolean>;
+  /** One message, by the id the inbox lists it under, or null. */
   get(id: string): Promise<InboxMessage | null>;
   /** The messages of a recipient (normalized address), in delivery order. */
   list(recipient: string): Promise<InboxMessage[]>;
+  /** The id a copy is listed under. */
+  idOf(copy: Copy): Promise<string>;
 }
 
 /** Options of {@link inboxMessages}. */
@@ -183,21 +43,59 @@ export interface InboxMessagesOptions {
   retentionMs?: number;
 }
 
+/** The record of a send: its kept fields, then the view it was first delivered with. */
+const sendKey = (sendId: string): string => `send:${sendId}`;
+/** The view of a copy when it differs from the one of its send's record: a shown line. */
+const copyKey = ({ sendId, recipient }: Copy): string => `copy:${sendId}:${recipient}`;
+const recipientKey = (recipient: string): string => `recipient:${recipient}`;
+const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
+
+/** Fields of a send's first line: those of a message but its recipient. */
+type SendFields = [organizationId: string, requestId: string | null, text: string, deliveredAt: number];
+
+const sendRecord = (delivery: InboxDelivery, shown: string): string =>
+  `${JSON.stringify([
+    delivery.organizationId,
+    delivery.kind === 'interactive' ? delivery.sendId : null,
+    delivery.text,
+    delivery.deliveredAt,
+  ] satisfies SendFields)}\n${shown}`;
+
+/** The view a send's record was first delivered with. */
+const sendShown = (record: string): string => record.slice(record.indexOf('\n') + 1);
+
+/** The message of `copy`, from its send's record and, when it shows another view, its own. */
+const composed = (id: string, copy: Copy, send: string, shown: string | undefined): InboxMessage => {
+  const [organizationId, requestId, text, deliveredAt] = JSON.parse(
+    send.slice(0, send.indexOf('\n')),
+  ) as SendFields;
+  const kept: KeptFields = [copy.recipient, organizationId, requestId, text, deliveredAt];
+  return messageOf(id, kept, shown ?? sendShown(send));
+};
+
 /**
- * Messages over a transport-state store: a record `msg:<id>` per message, and lists of message ids
- * in delivery order, so that delivering costs two writes and listing at most three reads, however
- * many messages a recipient has.
+ * Messages over a transport-state store, one record per send rather than per copy: every copy of a
+ * send shows the same text and, until the request changes, the same view, so a pending request to
+ * three recipients keeps one record (`send:<send id>`) and one entry in each recipient's list. A copy
+ * gets a record of its own (`copy:<send id>:<recipient>`) only once it shows a view other than the
+ * send's first. A copy's id names its send and recipient, signed ({@link copyIds}), so nothing maps
+ * ids to copies. Delivering costs one round trip of writes (and a read for each copy after a send's
+ * first), listing at most three reads.
  *
- * With a retention, every write gives its record that ttl, and a recipient's ids go to one list per
- * period of the retention's length (`recipient:<address>:<period>`), each living two periods: a
- * message delivered more than one retention ago has expired, so listing reads the current period
- * and the one before it, and an active recipient's lists stop growing instead of being renewed for
- * ever. Without a retention, one list per recipient (`recipient:<address>`) and nothing expires.
+ * With a retention, every write gives its record that ttl, and every update of a copy renews the
+ * send's record too: a message lives a retention after the last change of its send. A recipient's
+ * send ids go to one list per period of the retention's length (`recipient:<address>:<period>`),
+ * each living two periods: a message delivered more than one retention ago has expired, so listing
+ * reads the current period and the one before it, and an active recipient's lists stop growing
+ * instead of being renewed for ever. Without a retention, one list per recipient
+ * (`recipient:<address>`) and nothing expires. Records of one message each, written by earlier
+ * releases, are read and updated as they were.
  */
 export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOptions): InboxMessages {
   const recordOptions = retentionMs === undefined ? undefined : { ttlMs: retentionMs };
   const listOptions = retentionMs === undefined ? undefined : { ttlMs: 2 * retentionMs };
   const period = (): number => (retentionMs === undefined ? 0 : Math.floor(clock.now() / retentionMs));
+  const ids = copyIds(state);
 
   const listKeys = (recipient: string): string[] => {
     if (retentionMs === undefined) return [recipientKey(recipient)];
@@ -205,44 +103,102 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     return [epochKey(recipient, current - 1), epochKey(recipient, current)];
   };
 
-  return {
-    async add(message, version) {
-      const list =
-        retentionMs === undefined ? recipientKey(message.recipient) : epochKey(message.recipient, period());
-      // Neither write waits for the other: until both land, listing skips an id without a record.
-      await Promise.all([
-        state.set(messageKey(message.id), encode(version, message), recordOptions),
-        state.append(list, message.id, listOptions),
+  /**
+   * Makes `copy` show the line `shown`, the view of `version`. An update leaves a copy showing a
+   * newer view as it is; a delivery (`delivering`) does not weigh the send's first view, which is
+   * another copy's. Answers false when the send has no record.
+   */
+  const show = async (copy: Copy, version: number, shown: string, delivering: boolean): Promise<boolean> => {
+    const key = copyKey(copy);
+    const send = sendKey(copy.sendId);
+    // Compare-and-set on the copy's record: of racing views (several instances, views out of
+    // order), the newest wins, retrying whenever another write landed in between.
+    for (;;) {
+      const [kept, own = null] = await state.getMany([send, key]);
+      if (!kept) return false;
+      const current = own?.value ?? sendShown(kept.value);
+      if (current === shown) return true;
+      if ((own !== null || !delivering) && versionOf(current) > version) return true;
+      const [written] = await Promise.all([
+        state.compareAndSet(key, shown, own?.version ?? null, recordOptions),
+        // The send's record lives as long as its copies change; its value stays as it is.
+        recordOptions === undefined ? null : state.set(send, kept.value, recordOptions),
       ]);
-    },
+      if (written !== null) return true;
+    }
+  };
 
-    async update(id, version, shown) {
-      // Updates of one copy can race (several instances, views out of order): compare-and-set on the
-      // record makes the newest view win, retrying whenever another update landed in between.
-      const key = messageKey(id);
-      for (;;) {
-        const record = await state.get(key);
-        if (record === null) return false;
-        const next = rewrite(id, record.value, version, shown);
-        if (next === null) return true;
-        const written = await state.compareAndSet(key, next, record.version, recordOptions);
-        if (written !== null) {
-          return true;
-        }
+  const updateLegacy = async (id: string, version: number, shown: ShownState): Promise<boolean> => {
+    const key = legacyKey(id);
+    for (;;) {
+      const record = await state.get(key);
+      if (record === null) return false;
+      const next = rewriteLegacy(id, record.value, version, shown);
+      if (next === null) return true;
+      if ((await state.compareAndSet(key, next, record.version, recordOptions)) !== null) return true;
+    }
+  };
+
+  return {
+    async add(delivery, version) {
+      const shown = shownLine(version, delivery);
+      const key = sendKey(delivery.sendId);
+      const list =
+        retentionMs === undefined ? recipientKey(delivery.recipient) : epochKey(delivery.recipient, period());
+      // Neither waits for the other: until both land, listing skips a send without a record.
+      const [created] = await Promise.all([
+        state.compareAndSet(key, sendRecord(delivery, shown), null, recordOptions),
+        state.append(list, delivery.sendId, listOptions),
+      ]);
+      if (created !== null) return;
+      // Another copy wrote the send's record first: this one keeps its own view if it differs.
+      const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
+      if (!(await show(copy, version, shown, true))) {
+        await state.set(key, sendRecord(delivery, shown), recordOptions);
       }
     },
 
+    async update(copy, version, shown) {
+      if (typeof copy === 'string') return updateLegacy(copy, version, shown);
+      return show(copy, version, shownLine(version, shown), false);
+    },
+
     async get(id) {
-      const record = await state.get(messageKey(id));
-      return record === null ? null : decode(id, record.value).message;
+      if (isLegacyId(id)) {
+        const record = await state.get(legacyKey(id));
+        return record === null ? null : decodeLegacy(id, record.value).message;
+      }
+      const copy = await ids.copyOf(id);
+      if (copy === null) return null;
+      const [send, own] = await state.getMany([sendKey(copy.sendId), copyKey(copy)]);
+      return send ? composed(id, copy, send.value, own?.value) : null;
     },
 
     async list(recipient) {
-      const ids = (await Promise.all(listKeys(recipient).map((key) => state.readList(key)))).flat();
-      const records = ids.length === 0 ? [] : await state.getMany(ids.map(messageKey));
-      return records.flatMap((record, index) =>
-        record === null ? [] : [decode(ids[index]!, record.value).message],
+      const lists = await Promise.all(listKeys(recipient).map((key) => state.readList(key)));
+      // A delivery tried again lists its send again: one message per send.
+      const entries = [...new Set(lists.flat())];
+      const keys = entries.flatMap((entry) =>
+        isLegacyId(entry) ? [legacyKey(entry)] : [sendKey(entry), copyKey({ sendId: entry, recipient })],
       );
+      const records = keys.length === 0 ? [] : await state.getMany(keys);
+      const messages: Promise<InboxMessage>[] = [];
+      let at = 0;
+      for (const entry of entries) {
+        if (isLegacyId(entry)) {
+          const record = records[at++];
+          if (record) messages.push(Promise.resolve(decodeLegacy(entry, record.value).message));
+          continue;
+        }
+        const send = records[at++];
+        const own = records[at++];
+        if (!send) continue;
+        const copy = { sendId: entry, recipient };
+        messages.push(ids.idOf(copy).then((id) => composed(id, copy, send.value, own?.value)));
+      }
+      return Promise.all(messages);
     },
+
+    idOf: (copy) => ids.idOf(copy),
   };
 }

@@ -7,10 +7,8 @@ import {
   type DeliveryRef,
   NotifyError,
   normalizeEmail,
-  randomBase62,
   systemClock,
 } from '../../../core/adapter-kit.js';
-import type { InboxMessage } from './inbox-message.js';
 import { type InboxMessages, inboxMessages } from './messages.js';
 import type { ConnectedContext } from './route-context.js';
 import { inboxRoutes } from './routes.js';
@@ -50,33 +48,33 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
 
     async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
       const { message: view } = delivery;
-      const message: InboxMessage = {
-        id: randomBase62(24, 'msg_'),
-        recipient: normalizeEmail(delivery.recipient),
-        organizationId: delivery.organization.id,
-        kind: view.kind,
-        requestId: view.kind === 'interactive' ? view.sendId : null,
-        text: view.text,
-        buttons: view.buttons.map(({ text, value }) => ({ text, value })),
-        buttonsEnabled: view.buttonsEnabled,
-        footer: view.footer,
-        selected: view.selected,
-        deliveredAt: clock.now(),
-      };
-      await messages().add(message, view.version);
-      return { messageId: message.id };
+      await messages().add(
+        {
+          sendId: view.sendId,
+          kind: view.kind,
+          recipient: delivery.recipient,
+          organizationId: delivery.organization.id,
+          text: view.text,
+          buttons: view.buttons,
+          buttonsEnabled: view.buttonsEnabled,
+          footer: view.footer,
+          selected: view.selected,
+          deliveredAt: clock.now(),
+        },
+        view.version,
+      );
+      // The copy is named by its send and recipient, which every update carries: no reference to keep.
+      return {};
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const { messageId } = ref;
       const { message: view } = delivery;
+      // Copies delivered by earlier releases have an id of their own, in their reference.
+      const copy = ref.messageId ?? { sendId: view.sendId, recipient: delivery.recipient };
       // The view is the state it shows: the update reads its buttons, footer and choice.
-      const found = messageId !== undefined && (await messages().update(messageId, view.version, view));
-      if (!found) {
-        throw new NotifyError(
-          'not_found',
-          `Inbox message ${messageId ?? '(ref without messageId)'} not found`,
-        );
+      if (!(await messages().update(copy, view.version, view))) {
+        const name = typeof copy === 'string' ? copy : `of ${copy.sendId} to ${copy.recipient}`;
+        throw new NotifyError('not_found', `Inbox message ${name} not found`);
       }
     },
 

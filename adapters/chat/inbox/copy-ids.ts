@@ -1,0 +1,71 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomBase62, type TransportStateStore } from '../../../core/adapter-kit.js';
+
+/** The copy of a send to one recipient. */
+export interface Copy {
+  /** `req_…` or `notif_…`. */
+  sendId: string;
+  /** Normalized address of the recipient. */
+  recipient: string;
+}
+
+/** The ids of copies: made from the copy itself, so that finding a copy by id needs no index. */
+export interface CopyIds {
+  /** The id of `copy`. */
+  idOf(copy: Copy): Promise<string>;
+  /** The copy `id` names, or null for an id this inbox did not make. */
+  copyOf(id: string): Promise<Copy | null>;
+}
+
+/** The record of the key that signs ids, shared by every instance on one store. */
+const signingKey = 'id-signing-key';
+const body = /^msg_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/;
+
+/**
+ * Ids of the form `msg_<copy>.<tag>`: the send id and recipient base64url-encoded, then 128 bits of
+ * their HMAC-SHA-256 under a random key kept in the inbox's state. The tag makes an id proof that
+ * the inbox delivered that copy: an id made up for someone a send did not reach names nothing,
+ * without the inbox listing each send's recipients. The key is created by whichever instance needs
+ * it first and read by the others.
+ */
+export function copyIds(state: TransportStateStore): CopyIds {
+  let key: Promise<string> | undefined;
+
+  const load = async (): Promise<string> => {
+    for (;;) {
+      const fresh = randomBase62(43);
+      if ((await state.compareAndSet(signingKey, fresh, null)) !== null) return fresh;
+      const record = await state.get(signingKey);
+      if (record !== null) return record.value;
+    }
+  };
+  const secret = (): Promise<string> => {
+    key ??= load().catch((error: unknown) => {
+      // An unreachable store must not leave every later id failing: the next call tries again.
+      key = undefined;
+      throw error;
+    });
+    return key;
+  };
+  const tagOf = async (encoded: string): Promise<Buffer> =>
+    createHmac('sha256', await secret())
+      .update(encoded)
+      .digest()
+      .subarray(0, 16);
+
+  return {
+    async idOf({ sendId, recipient }) {
+      const encoded = Buffer.from(`${sendId}\n${recipient}`).toString('base64url');
+      return `msg_${encoded}.${(await tagOf(encoded)).toString('base64url')}`;
+    },
+
+    async copyOf(id) {
+      const [, encoded = '', tag = ''] = body.exec(id) ?? [];
+      const given = Buffer.from(tag, 'base64url');
+      if (given.length !== 16 || !timingSafeEqual(given, await tagOf(encoded))) return null;
+      const decoded = Buffer.from(encoded, 'base64url').toString();
+      const split = decoded.indexOf('\n');
+      return split <= 0 ? null : { sendId: decoded.slice(0, split), recipient: decoded.slice(split + 1) };
+    },
+  };
+}
