@@ -88,6 +88,29 @@ describe('inbox message records', () => {
     });
   });
 
+  it('keeps each copy its own view on a store that runs a read before an earlier write (as MongoDB may)', async () => {
+    const clock = manualClock();
+    const inner = memoryStorage({ clock }).transportState;
+    const state = {
+      ...inner,
+      compareAndSet: async (...args: Parameters<typeof inner.compareAndSet>) => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return inner.compareAndSet(...args);
+      },
+    };
+    const messages = inboxMessages({ state, clock });
+    const carol = { ...interactive, recipient: 'carol@acme.test', footer: 'Bob answered' };
+    const dave = { ...interactive, recipient: 'dave@acme.test' };
+    await Promise.all([messages.add(interactive, 1), messages.add(carol, 2), messages.add(dave, 1)]);
+    const footers = await Promise.all(
+      [interactive, carol, dave].map(
+        async (delivery) => (await messages.get(await messages.idOf(copyOf(delivery))))?.footer,
+      ),
+    );
+    expect(footers).toEqual([interactive.footer, 'Bob answered', interactive.footer]);
+    expect(await inner.get(`copy:${sendId}:dave@acme.test`)).toBeNull();
+  });
+
   it('applies an update to what the view changes and keeps the rest, and ignores an older view', async () => {
     const { messages, messageOf, add } = setup();
     const id = await add(interactive, 0);

@@ -79,8 +79,7 @@ const composed = (id: string, copy: Copy, send: string, shown: string | undefine
  * three recipients keeps one record (`send:<send id>`) and one entry in each recipient's list. A copy
  * gets a record of its own (`copy:<send id>:<recipient>`) only once it shows a view other than the
  * send's first. A copy's id names its send and recipient, signed ({@link copyIds}), so nothing maps
- * ids to copies. Delivering costs one round trip of writes (and a read for each copy after a send's
- * first), listing at most three reads.
+ * ids to copies. Delivering costs one round trip, listing at most three reads.
  *
  * With a retention, every write gives its record that ttl, and every update of a copy renews the
  * send's record too: a message lives a retention after the last change of its send. A recipient's
@@ -143,16 +142,20 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     async add(delivery, version) {
       const shown = shownLine(version, delivery);
       const key = sendKey(delivery.sendId);
+      const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
       const list =
         retentionMs === undefined ? recipientKey(delivery.recipient) : epochKey(delivery.recipient, period());
-      // Neither waits for the other: until both land, listing skips a send without a record.
-      const [created] = await Promise.all([
+      // One round trip: none waits for another. Until the record and the list entry both land,
+      // listing skips the send. The read, issued after the write, finds the record another copy
+      // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
+      const [created, , [kept, own = null]] = await Promise.all([
         state.compareAndSet(key, sendRecord(delivery, shown), null, recordOptions),
         state.append(list, delivery.sendId, listOptions),
+        state.getMany([key, copyKey(copy)]),
       ]);
-      if (created !== null) return;
-      // Another copy wrote the send's record first: this one keeps its own view if it differs.
-      const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
+      if (created !== null || (kept && (own?.value ?? sendShown(kept.value)) === shown)) return;
+      // This copy's view differs from the send's first (a delivery tried again after the request
+      // changed), or a store that runs the read before the write answered nothing.
       if (!(await show(copy, version, shown, true))) {
         await state.set(key, sendRecord(delivery, shown), recordOptions);
       }
