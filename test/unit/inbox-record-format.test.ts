@@ -99,7 +99,7 @@ describe('inbox message records', () => {
       },
     };
     const messages = inboxMessages({ state, clock });
-    const carol = { ...interactive, recipient: 'carol@acme.test', footer: 'Bob answered' };
+    const carol = { ...interactive, recipient: 'carol@acme.test', footer: 'You chose', selected: 'yes' };
     const dave = { ...interactive, recipient: 'dave@acme.test' };
     await Promise.all([messages.add(interactive, 1), messages.add(carol, 2), messages.add(dave, 1)]);
     const footers = await Promise.all(
@@ -107,8 +107,60 @@ describe('inbox message records', () => {
         async (delivery) => (await messages.get(await messages.idOf(copyOf(delivery))))?.footer,
       ),
     );
-    expect(footers).toEqual([interactive.footer, 'Bob answered', interactive.footer]);
+    expect(footers).toEqual([interactive.footer, 'You chose', interactive.footer]);
     expect(await inner.get(`copy:${sendId}:dave@acme.test`)).toBeNull();
+  });
+
+  it('shows the copies without a choice one view, written once when the request changes', async () => {
+    const clock = manualClock();
+    const inner = memoryStorage({ clock }).transportState;
+    let writes = 0;
+    const state = {
+      ...inner,
+      compareAndSet: (...args: Parameters<typeof inner.compareAndSet>) => {
+        writes += 1;
+        return inner.compareAndSet(...args);
+      },
+    };
+    const messages = inboxMessages({ state, clock });
+    const recipients = ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'];
+    await Promise.all(recipients.map((recipient) => messages.add({ ...interactive, recipient }, 1)));
+    const expired = { ...answered, footer: 'Expired without your answer', selected: null };
+    writes = 0;
+    const updated = await Promise.all(
+      recipients.map((recipient) => messages.update({ sendId, recipient }, 2, expired)),
+    );
+    expect(updated).toEqual([true, true, true]);
+    expect(writes).toBe(1);
+    for (const recipient of recipients) {
+      expect(await inner.get(`copy:${sendId}:${recipient}`)).toBeNull();
+      const id = await messages.idOf({ sendId, recipient });
+      expect(await messages.get(id)).toMatchObject({ recipient, ...expired });
+    }
+    expect(await messages.update({ sendId, recipient: 'bob@acme.test' }, 1, interactive)).toBe(true);
+    expect((await messages.get(await messages.idOf({ sendId, recipient: 'bob@acme.test' })))?.footer).toBe(
+      expired.footer,
+    );
+  });
+
+  it('keeps the shared view a copy with a choice did not read when its update renews the send', async () => {
+    const clock = manualClock();
+    const messages = inboxMessages({
+      state: memoryStorage({ clock }).transportState,
+      clock,
+      retentionMs: 60_000,
+    });
+    const recipients = ['bob@acme.test', 'carol@acme.test'];
+    await Promise.all(recipients.map((recipient) => messages.add({ ...interactive, recipient }, 1)));
+    const ids = await Promise.all(recipients.map((recipient) => messages.idOf({ sendId, recipient })));
+    const expired = { ...answered, footer: 'Expired without your answer', selected: null };
+    const closed = { ...answered, footer: 'Closed. Your answer: “Yes”' };
+    await Promise.all([
+      messages.update({ sendId, recipient: 'bob@acme.test' }, 3, expired),
+      messages.update({ sendId, recipient: 'carol@acme.test' }, 3, closed),
+    ]);
+    expect(await messages.get(ids[0]!)).toMatchObject(expired);
+    expect(await messages.get(ids[1]!)).toMatchObject(closed);
   });
 
   it('applies an update to what the view changes and keeps the rest, and ignores an older view', async () => {

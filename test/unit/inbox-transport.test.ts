@@ -234,17 +234,20 @@ describe('inbox transport', () => {
       expect((await store.list('alice@acme.test')).map((message) => message.id)).toEqual([first.id]);
     });
 
-    it('shows each copy the view it was delivered with, when copies of one send are delivered with different views', async () => {
+    it('shows a copy delivered with a choice its own view, and copies without one the newest of theirs', async () => {
       const first = await deliver(deliveryTo('alice@acme.test', interactiveView()));
-      const later = await deliver(
-        deliveryTo('zoe@acme.test', interactiveView({ version: 2, footer: 'Alice answered' })),
+      const chosen = await deliver(
+        deliveryTo(
+          'zoe@acme.test',
+          interactiveView({ version: 2, selected: 'approve', footer: 'You chose' }),
+        ),
       );
-      const earlier = await deliver(
+      const late = await deliver(
         deliveryTo('bob@acme.test', interactiveView({ version: 0, footer: 'before' })),
       );
       expect((await store.get(first.id))?.footer).toBe('Valid for 60 minutes · sent by Alice Doe');
-      expect((await store.get(later.id))?.footer).toBe('Alice answered');
-      expect((await store.get(earlier.id))?.footer).toBe('before');
+      expect(await store.get(chosen.id)).toMatchObject({ footer: 'You chose', selected: 'approve' });
+      expect((await store.get(late.id))?.footer).toBe('Valid for 60 minutes · sent by Alice Doe');
     });
 
     it('finds no message under an id it did not make', async () => {

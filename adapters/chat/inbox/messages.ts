@@ -43,9 +43,9 @@ export interface InboxMessagesOptions {
   retentionMs?: number;
 }
 
-/** The record of a send: its kept fields, then the view it was first delivered with. */
+/** The record of a send: its kept fields, then the view of its copies without a choice. */
 const sendKey = (sendId: string): string => `send:${sendId}`;
-/** The view of a copy when it differs from the one of its send's record: a shown line. */
+/** The view of a copy whose recipient has chosen: a shown line. */
 const copyKey = ({ sendId, recipient }: Copy): string => `copy:${sendId}:${recipient}`;
 const recipientKey = (recipient: string): string => `recipient:${recipient}`;
 const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
@@ -61,8 +61,20 @@ const sendRecord = (delivery: InboxDelivery, shown: string): string =>
     delivery.deliveredAt,
   ] satisfies SendFields)}\n${shown}`;
 
-/** The view a send's record was first delivered with. */
+/** The version of the view of a send's copies without a choice. */
+const sendVersion = (record: string): number => versionOf(record, record.indexOf('\n') + 1);
+
+/** The view of a send's copies without a choice. */
 const sendShown = (record: string): string => record.slice(record.indexOf('\n') + 1);
+
+/**
+ * Whether a copy shows the line `shown`: its own record's, or else its send's (compared in place:
+ * every update of a copy without a record of its own asks).
+ */
+const copyShows = (send: string, own: string | undefined, shown: string): boolean =>
+  own === undefined
+    ? send.endsWith(shown) && send.charCodeAt(send.length - shown.length - 1) === 10
+    : own === shown;
 
 /** The message of `copy`, from its send's record and, when it shows another view, its own. */
 const composed = (id: string, copy: Copy, send: string, shown: string | undefined): InboxMessage => {
@@ -75,14 +87,15 @@ const composed = (id: string, copy: Copy, send: string, shown: string | undefine
 
 /**
  * Messages over a transport-state store, one record per send rather than per copy: every copy of a
- * send shows the same text and, until the request changes, the same view, so a pending request to
- * three recipients keeps one record (`send:<send id>`) and one entry in each recipient's list. A copy
- * gets a record of its own (`copy:<send id>:<recipient>`) only once it shows a view other than the
- * send's first. A copy's id names its send and recipient, signed ({@link copyIds}), so nothing maps
+ * send shows the same text, and every copy whose recipient has not chosen the same view, so a
+ * request to three recipients keeps one record (`send:<send id>`) and one entry in each recipient's
+ * list, and its timeout rewrites that one record. A copy gets a record of its own
+ * (`copy:<send id>:<recipient>`) once its recipient has chosen; a choice is never withdrawn, so it
+ * never shows the shared view again. A copy's id names its send and recipient, signed ({@link copyIds}), so nothing maps
  * ids to copies. Delivering costs one round trip, listing at most three reads.
  *
  * With a retention, every write gives its record that ttl, and every update of a copy renews the
- * send's record too: a message lives a retention after the last change of its send. A recipient's
+ * send's record: a message lives a retention after the last change of its send. A recipient's
  * send ids go to one list per period of the retention's length (`recipient:<address>:<period>`),
  * each living two periods: a message delivered more than one retention ago has expired, so listing
  * reads the current period and the one before it, and an active recipient's lists stop growing
@@ -103,25 +116,71 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
   };
 
   /**
-   * Makes `copy` show the line `shown`, the view of `version`. An update leaves a copy showing a
-   * newer view as it is; a delivery (`delivering`) does not weigh the send's first view, which is
-   * another copy's. Answers false when the send has no record.
+   * Makes the copies of a send without a choice show the line `shown`, the view of `version`, unless
+   * they show a newer one: the views of one version differ only by the recipient's choice, so that
+   * view is the second line of the send's record, and a timeout rewrites one record, not one per
+   * copy. Answers false when the send has no record.
    */
-  const show = async (copy: Copy, version: number, shown: string, delivering: boolean): Promise<boolean> => {
+  const rewriteShared = async (sendId: string, version: number, shown: string): Promise<boolean> => {
+    const key = sendKey(sendId);
+    // Compare-and-set: of racing views (several instances, views out of order), the newest wins,
+    // retrying whenever another write landed in between.
+    for (;;) {
+      const kept = await state.get(key);
+      if (kept === null) return false;
+      if (copyShows(kept.value, undefined, shown) || sendVersion(kept.value) > version) return true;
+      const next = `${kept.value.slice(0, kept.value.indexOf('\n') + 1)}${shown}`;
+      if ((await state.compareAndSet(key, next, kept.version, recordOptions)) !== null) return true;
+    }
+  };
+
+  /** The rewrite of each send's shared view under way in this process, and the line it writes. */
+  const rewriting = new Map<string, { shown: string; done: Promise<boolean> }>();
+
+  /**
+   * {@link rewriteShared}, once for the copies of a send updated at once: the updates of one change
+   * (every copy without a choice, one view) share the first one's.
+   */
+  const showShared = (sendId: string, version: number, shown: string): Promise<boolean> => {
+    const running = rewriting.get(sendId);
+    if (running?.shown === shown) return running.done;
+    const done = rewriteShared(sendId, version, shown);
+    rewriting.set(sendId, { shown, done });
+    const forget = (): void => {
+      if (rewriting.get(sendId)?.done === done) rewriting.delete(sendId);
+    };
+    done.then(forget, forget);
+    return done;
+  };
+
+  /**
+   * Makes a copy whose recipient has chosen show the line `shown`, the view of `version`, in a
+   * record of its own, unless it shows a newer one; delivered (`delivering`), it keeps the view it
+   * was delivered with even when its send's shared view is newer. Answers false when the send has
+   * no record.
+   */
+  const showOwn = async (
+    copy: Copy,
+    version: number,
+    shown: string,
+    delivering: boolean,
+  ): Promise<boolean> => {
     const key = copyKey(copy);
     const send = sendKey(copy.sendId);
-    // Compare-and-set on the copy's record: of racing views (several instances, views out of
-    // order), the newest wins, retrying whenever another write landed in between.
     for (;;) {
       const [kept, own = null] = await state.getMany([send, key]);
       if (!kept) return false;
-      const current = own?.value ?? sendShown(kept.value);
-      if (current === shown) return true;
-      if ((own !== null || !delivering) && versionOf(current) > version) return true;
+      if (own !== null) {
+        if (own.value === shown || versionOf(own.value) > version) return true;
+        // A delivery keeps the view it was delivered with: no update may know of the copy yet.
+      } else if (!delivering && sendVersion(kept.value) > version) return true;
       const [written] = await Promise.all([
         state.compareAndSet(key, shown, own?.version ?? null, recordOptions),
-        // The send's record lives as long as its copies change; its value stays as it is.
-        recordOptions === undefined ? null : state.set(send, kept.value, recordOptions),
+        // The send's record lives as long as its copies change. Rewritten only as it was read: when
+        // another write landed in between, that write renewed it, and this one must not undo it.
+        recordOptions === undefined
+          ? null
+          : state.compareAndSet(send, kept.value, kept.version, recordOptions),
       ]);
       if (written !== null) return true;
     }
@@ -153,17 +212,24 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
         state.append(list, delivery.sendId, listOptions),
         state.getMany([key, copyKey(copy)]),
       ]);
-      if (created !== null || (kept && (own?.value ?? sendShown(kept.value)) === shown)) return;
-      // This copy's view differs from the send's first (a delivery tried again after the request
-      // changed), or a store that runs the read before the write answered nothing.
-      if (!(await show(copy, version, shown, true))) {
-        await state.set(key, sendRecord(delivery, shown), recordOptions);
-      }
+      if (created !== null || (kept && copyShows(kept.value, own?.value, shown))) return;
+      // This copy's view differs from the send's shared one (a delivery tried again after the
+      // request changed), or a store that runs the read before the write answered nothing.
+      const shows =
+        delivery.selected === null
+          ? await showShared(delivery.sendId, version, shown)
+          : await showOwn(copy, version, shown, true);
+      // The send's record went between the writes and the read (it expired): this copy writes it
+      // again, unless another copy just did.
+      if (!shows) await state.compareAndSet(key, sendRecord(delivery, shown), null, recordOptions);
     },
 
     async update(copy, version, shown) {
       if (typeof copy === 'string') return updateLegacy(copy, version, shown);
-      return show(copy, version, shownLine(version, shown), false);
+      const line = shownLine(version, shown);
+      return shown.selected === null
+        ? showShared(copy.sendId, version, line)
+        : showOwn(copy, version, line, false);
     },
 
     async get(id) {
