@@ -103,9 +103,11 @@ export function memoryDeliveryStore({
       return;
     }
     // A send has at most a few hundred copies (50 recipients times their platforms): a scan is cheap.
-    const at = copyOffsets(send).find(
-      (offset) => send[offset] === fields[0] && send[offset + 1] === fields[1],
-    );
+    const offsets = copyOffsets(send);
+    const at = offsets.find((offset) => send[offset] === fields[0] && send[offset + 1] === fields[1]);
+    // Copies delivered in the same millisecond share one boxed time (a time is a 16-byte object).
+    const sameTime = offsets.find((offset) => send[offset + 2] === fields[2]);
+    if (sameTime !== undefined) fields[2] = send[sameTime + 2] as number;
     // A fresh array of the exact length (`concat` and `slice` allocate no more): a pushed-to array
     // keeps room for a dozen more copies.
     const next: Send =
