@@ -32,17 +32,21 @@ const answered = {
 
 const copyOf = ({ sendId: id, recipient }: InboxDelivery): Copy => ({ sendId: id, recipient });
 
+/** The message a copy delivered as `delivery` shows under `id`. */
+const shownAs = (id: string, { sendId: requestId, kind, ...fields }: InboxDelivery): InboxMessage => ({
+  ...fields,
+  id,
+  kind,
+  requestId: kind === 'interactive' ? requestId : null,
+});
+
 const setup = () => {
   const clock = manualClock();
   const state = memoryStorage({ clock }).transportState;
   const messages = inboxMessages({ state, clock });
   /** The message the inbox shows for a copy delivered as `delivery`. */
-  const messageOf = async ({ sendId: id, kind, ...rest }: InboxDelivery): Promise<InboxMessage> => ({
-    id: await messages.idOf({ sendId: id, recipient: rest.recipient }),
-    kind,
-    requestId: kind === 'interactive' ? id : null,
-    ...rest,
-  });
+  const messageOf = async (delivery: InboxDelivery): Promise<InboxMessage> =>
+    shownAs(await messages.idOf(copyOf(delivery)), delivery);
   /** Delivers `delivery` showing the view of `version`, and answers the id it is listed under. */
   const add = async (delivery: InboxDelivery, version: number): Promise<string> => {
     await messages.add(delivery, version);
@@ -256,19 +260,7 @@ describe('inbox message ids', () => {
 
 describe('inbox records of one message each, written by earlier releases', () => {
   const id = 'msg_AAAAAAAAAAAAAAAAAAAAAAAA';
-  const earlier: InboxMessage = {
-    id,
-    recipient: 'bob@acme.test',
-    organizationId: 'acme',
-    kind: 'interactive',
-    requestId: sendId,
-    text: interactive.text,
-    buttons: interactive.buttons,
-    buttonsEnabled: true,
-    footer: interactive.footer,
-    selected: null,
-    deliveredAt: 1_000,
-  };
+  const earlier = shownAs(id, interactive);
   const kept = JSON.stringify(['bob@acme.test', 'acme', sendId, interactive.text, 1_000]);
   const flat = ['Yes', 'yes', 'No', 'no'];
 
