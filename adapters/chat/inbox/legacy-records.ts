@@ -78,8 +78,6 @@ export const rewriteLegacy = (
   const earlier = decodeLegacy(id, value);
   if (earlier.version > version) return null;
   const { recipient, organizationId, requestId, text, deliveredAt } = earlier.message;
-  return `${JSON.stringify([recipient, organizationId, requestId, text, deliveredAt] satisfies KeptFields)}\n${shownLine(
-    version,
-    { ...earlier.message, ...shown },
-  )}`;
+  const kept: KeptFields = [recipient, organizationId, requestId, text, deliveredAt];
+  return `${JSON.stringify(kept)}\n${shownLine(version, { ...earlier.message, ...shown })}`;
 };

@@ -17,7 +17,10 @@ export interface InboxDelivery extends ShownState {
 
 /** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
 export interface InboxMessages {
-  /** Stores the copy of a send to a recipient, showing the view of `version`, at the end of the recipient's list. */
+  /**
+   * Stores the copy of a send to a recipient, showing the view of `version`, at the end of the
+   * recipient's list.
+   */
   add(delivery: InboxDelivery, version: number): Promise<void>;
   /**
    * Makes a copy show `shown`, the view of `version`, unless it already shows a newer one (then it
@@ -91,8 +94,9 @@ const composed = (id: string, copy: Copy, send: string, shown: string | undefine
  * request to three recipients keeps one record (`send:<send id>`) and one entry in each recipient's
  * list, and its timeout rewrites that one record. A copy gets a record of its own
  * (`copy:<send id>:<recipient>`) once its recipient has chosen; a choice is never withdrawn, so it
- * never shows the shared view again. A copy's id names its send and recipient, signed ({@link copyIds}), so nothing maps
- * ids to copies. Delivering costs one round trip, listing at most three reads.
+ * never shows the shared view again. A copy's id names its send and recipient, signed
+ * ({@link copyIds}), so nothing maps ids to copies. Delivering costs one round trip, listing at most
+ * three reads.
  *
  * With a retention, every write gives its record that ttl, and every update of a copy renews the
  * send's record: a message lives a retention after the last change of its send. A recipient's
