@@ -19,7 +19,7 @@ export interface CopyIds {
 
 /** The record of the key that signs ids, shared by every instance on one store. */
 const signingKey = 'id-signing-key';
-const body = /^msg_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/;
+const idPattern = /^msg_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/;
 
 /**
  * Ids of the form `msg_<copy>.<tag>`: the send id and recipient base64url-encoded, then 128 bits of
@@ -60,7 +60,7 @@ export function copyIds(state: TransportStateStore): CopyIds {
     },
 
     async copyOf(id) {
-      const [, encoded = '', tag = ''] = body.exec(id) ?? [];
+      const [, encoded = '', tag = ''] = idPattern.exec(id) ?? [];
       const given = Buffer.from(tag, 'base64url');
       if (given.length !== 16 || !timingSafeEqual(given, await tagOf(encoded))) return null;
       const decoded = Buffer.from(encoded, 'base64url').toString();

@@ -71,13 +71,11 @@ const sendVersion = (record: string): number => versionOf(record, record.indexOf
 const sendShown = (record: string): string => record.slice(record.indexOf('\n') + 1);
 
 /**
- * Whether a copy shows the line `shown`: its own record's, or else its send's (compared in place:
- * every update of a copy without a record of its own asks).
+ * Whether a send's record shows the line `shown` as its shared view (compared in place: every update
+ * of a copy without a record of its own asks).
  */
-const copyShows = (send: string, own: string | undefined, shown: string): boolean =>
-  own === undefined
-    ? send.endsWith(shown) && send.charCodeAt(send.length - shown.length - 1) === 10
-    : own === shown;
+const sendShows = (send: string, shown: string): boolean =>
+  send.endsWith(shown) && send.charCodeAt(send.length - shown.length - 1) === 10;
 
 /** The message of `copy`, from its send's record and, when it shows another view, its own. */
 const composed = (id: string, copy: Copy, send: string, shown: string | undefined): InboxMessage => {
@@ -132,7 +130,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     for (;;) {
       const kept = await state.get(key);
       if (kept === null) return false;
-      if (copyShows(kept.value, undefined, shown) || sendVersion(kept.value) > version) return true;
+      if (sendShows(kept.value, shown) || sendVersion(kept.value) > version) return true;
       const next = `${kept.value.slice(0, kept.value.indexOf('\n') + 1)}${shown}`;
       if ((await state.compareAndSet(key, next, kept.version, recordOptions)) !== null) return true;
     }
@@ -216,7 +214,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
         state.append(list, delivery.sendId, listOptions),
         state.getMany([key, copyKey(copy)]),
       ]);
-      if (created !== null || (kept && copyShows(kept.value, own?.value, shown))) return;
+      if (created !== null || (kept && (own ? own.value === shown : sendShows(kept.value, shown)))) return;
       // This copy's view differs from the send's shared one (a delivery tried again after the
       // request changed), or a store that runs the read before the write answered nothing.
       const shows =
