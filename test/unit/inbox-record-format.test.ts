@@ -196,7 +196,7 @@ describe('inbox message records', () => {
       const shown = { ...answered, footer: 'You answered “a\\"b” · Sent by Alice', selected: 'x"y' };
       expect(await messages.update(copyOf(delivery), 3, shown)).toBe(true);
       expect((await state.get(`send:${sendId}`))?.value.split('\n')[0]).toBe(
-        JSON.stringify([organizationId, sendId, text, delivery.deliveredAt]),
+        JSON.stringify([organizationId, 1, text, delivery.deliveredAt]),
       );
       expect((await state.get(`copy:${sendId}:${recipient}`))?.value).toBe(
         JSON.stringify([3, ['Yes', 'yes', 'No', 'no'], 0, shown.footer, shown.selected]),
@@ -256,6 +256,40 @@ describe('inbox message ids', () => {
     const elsewhere = inboxMessages({ state: memoryStorage({ clock }).transportState, clock });
     expect(await elsewhere.idOf(copyOf(interactive))).not.toBe(ids[0]);
   });
+});
+
+describe('inbox send records naming their request, as the release before wrote them', () => {
+  it.each([
+    ['an interactive send, by its request id', interactive, sendId],
+    [
+      'a plain send, by null',
+      { ...interactive, kind: 'plain', buttons: [], buttonsEnabled: false, footer: null },
+      null,
+    ],
+  ] satisfies [string, InboxDelivery, string | null][])(
+    'reads %s, and updates it keeping that line',
+    async (_name, delivery, named) => {
+      const { state, messages, messageOf, add } = setup();
+      const id = await add(delivery, 1);
+      const [first = '', shown = ''] = (await state.get(`send:${sendId}`))?.value.split('\n') ?? [];
+      const earlier = JSON.stringify([delivery.organizationId, named, delivery.text, delivery.deliveredAt]);
+      expect(first).toBe(
+        JSON.stringify([
+          delivery.organizationId,
+          named === null ? 0 : 1,
+          delivery.text,
+          delivery.deliveredAt,
+        ]),
+      );
+      await state.set(`send:${sendId}`, `${earlier}\n${shown}`);
+      expect(await messages.get(id)).toEqual(await messageOf(delivery));
+      expect(await messages.list(delivery.recipient)).toEqual([await messageOf(delivery)]);
+      const timedOut = { ...delivery, buttonsEnabled: false, footer: 'Expired' };
+      expect(await messages.update(copyOf(delivery), 2, timedOut)).toBe(true);
+      expect(await messages.get(id)).toEqual(await messageOf(timedOut));
+      expect((await state.get(`send:${sendId}`))?.value.split('\n')[0]).toBe(earlier);
+    },
+  );
 });
 
 describe('inbox records of one message each, written by earlier releases', () => {

@@ -53,13 +53,22 @@ const copyKey = ({ sendId, recipient }: Copy): string => `copy:${sendId}:${recip
 const recipientKey = (recipient: string): string => `recipient:${recipient}`;
 const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
 
-/** Fields of a send's first line: those of a message but its recipient. */
-type SendFields = [organizationId: string, requestId: string | null, text: string, deliveredAt: number];
+/**
+ * Fields of a send's first line: those of a message but its recipient. `interactive` is 1 for an
+ * interactive send, whose request id is its send id (the key holds it), and 0 for a plain one;
+ * records of the release before hold the request id or null there, which read the same way.
+ */
+type SendFields = [
+  organizationId: string,
+  interactive: 0 | 1 | string | null,
+  text: string,
+  deliveredAt: number,
+];
 
 const sendRecord = (delivery: InboxDelivery, shown: string): string =>
   `${JSON.stringify([
     delivery.organizationId,
-    delivery.kind === 'interactive' ? delivery.sendId : null,
+    delivery.kind === 'interactive' ? 1 : 0,
     delivery.text,
     delivery.deliveredAt,
   ] satisfies SendFields)}\n${shown}`;
@@ -79,10 +88,16 @@ const sendShows = (send: string, shown: string): boolean =>
 
 /** The message of `copy`, from its send's record and, when it shows another view, its own. */
 const composed = (id: string, copy: Copy, send: string, shown: string | undefined): InboxMessage => {
-  const [organizationId, requestId, text, deliveredAt] = JSON.parse(
+  const [organizationId, interactive, text, deliveredAt] = JSON.parse(
     send.slice(0, send.indexOf('\n')),
   ) as SendFields;
-  const kept: KeptFields = [copy.recipient, organizationId, requestId, text, deliveredAt];
+  const kept: KeptFields = [
+    copy.recipient,
+    organizationId,
+    interactive ? copy.sendId : null,
+    text,
+    deliveredAt,
+  ];
   return messageOf(id, kept, shown ?? sendShown(send));
 };
 
