@@ -9,14 +9,17 @@ export interface MemoryDueWorkStore extends DueWorkStore {
 
 /**
  * An item, its lease and its place in the heap, in one object since every pending request keeps
- * one. `at` is when it can be claimed: its runAt, or the end of its lease while leased; `order`
- * breaks ties between equal times: first scheduled, first claimed. `at` is a field of its own rather
- * than `leaseEnd ?? runAt`: the heap compares it on every level it walks, and V8 boxed the time
- * merged from a field that may be null on every comparison (739 bytes per expiry).
+ * one. `at` is when it can be claimed: its runAt, or the end of its lease while leased, when
+ * `leasedRunAt` keeps its runAt (a time is a 16-byte box of its own: an item that is not leased keeps
+ * one, not two). `order` breaks ties between equal times: first scheduled, first claimed. `at` is a
+ * field of its own rather than `leaseEnd ?? runAt`: the heap compares it on every level it walks,
+ * and V8 boxed the time merged from a field that may be null on every comparison (739 bytes per
+ * expiry).
  */
-interface Entry extends DueItem, HeapPosition {
+interface Entry extends Omit<DueItem, 'runAt'>, HeapPosition {
   leaseToken: string | null;
   at: number;
+  leasedRunAt: number | null;
   order: number;
 }
 
@@ -52,10 +55,10 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
       id,
       kind,
       requestId,
-      runAt,
       attempt,
       leaseToken: null,
       at: runAt,
+      leasedRunAt: null,
       order: 0,
       heapIndex: -1,
     };
@@ -86,9 +89,12 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
         leases += 1;
         const leaseToken = `lease_${leases}`;
         top.leaseToken = leaseToken;
+        // An item whose lease ran out is claimed again with the runAt of its first claim.
+        const runAt = top.leasedRunAt ?? top.at;
+        top.leasedRunAt = runAt;
         leased.push(top);
         // Exactly the fields of a due item, in one fresh object: nothing of the entry leaks out.
-        const { id, kind, requestId, runAt, attempt } = top;
+        const { id, kind, requestId, attempt } = top;
         claimed.push({ id, kind, requestId, runAt, attempt, leaseToken });
       }
       // Back in the heap only after the loop: with leaseMs 0 the lease ends at `now`, and the same
@@ -105,10 +111,10 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     async reschedule(item, runAt) {
       const entry = owned(item);
       if (entry === undefined) return;
-      entry.runAt = runAt;
       entry.attempt += 1;
       entry.leaseToken = null;
       entry.at = runAt;
+      entry.leasedRunAt = null;
       schedule(entry);
     },
     async nextRunAt() {
