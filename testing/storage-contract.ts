@@ -323,6 +323,17 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.requests.getRequest(uid('req'))).toBeNull();
       });
 
+      it('reads back the deadline as written, whether or not it is the creation plus the timeout', async () => {
+        const requests = [
+          interactiveRequest({ timeoutMinutes: 0.75, expiresAt: t0 + 45_000 }),
+          interactiveRequest({ timeoutMinutes: 60, expiresAt: t0 + 7 }),
+          interactiveRequest({ timeoutMinutes: 1 / 3, expiresAt: t0 + 20_000 }),
+        ];
+        for (const request of requests) await storage.requests.createRequest(request, noDue);
+        for (const request of requests)
+          expect(await storage.requests.getRequest(request.id)).toEqual(request);
+      });
+
       it('keeps the answers of requests to the same recipients apart', async () => {
         const recipients = (): InteractiveRequest['recipients'] => [
           {

@@ -23,11 +23,19 @@ export interface MemoryRequestStoreOptions {
 
 /**
  * A request as the store keeps it: with when the store forgets it (store-clock epoch milliseconds;
- * null: never), in the same object, which saves one object per stored request.
+ * null: never), in the same object, which saves one object per stored request. `expiresAt` is null
+ * when it is `createdAt` plus the timeout, as the core sets it: a time is a 16-byte box of its own.
  */
-interface Kept extends InteractiveRequest {
+interface Kept extends Omit<InteractiveRequest, 'expiresAt'> {
+  expiresAt: number | null;
   retainedUntil: number | null;
 }
+
+const timeoutEnd = ({
+  createdAt,
+  timeoutMinutes,
+}: Pick<InteractiveRequest, 'createdAt' | 'timeoutMinutes'>) =>
+  createdAt + Math.round(timeoutMinutes * 60_000);
 
 /**
  * A copy of every field of the request, made by hand: callers must not reach stored state through
@@ -43,7 +51,7 @@ const copyRequest = (kept: Kept): InteractiveRequest => ({
   mode: kept.mode,
   timeoutMinutes: kept.timeoutMinutes,
   createdAt: kept.createdAt,
-  expiresAt: kept.expiresAt,
+  expiresAt: kept.expiresAt ?? timeoutEnd(kept),
   finishedAt: kept.finishedAt,
   externalReferenceId: kept.externalReferenceId,
   sender: { ...kept.sender },
@@ -119,7 +127,7 @@ function createCompactor(): (
       mode: request.mode,
       timeoutMinutes: request.timeoutMinutes,
       createdAt: request.createdAt,
-      expiresAt: request.expiresAt,
+      expiresAt: request.expiresAt === timeoutEnd(request) ? null : request.expiresAt,
       finishedAt: request.finishedAt,
       externalReferenceId: request.externalReferenceId,
       sender:
