@@ -510,6 +510,28 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.deliveries.listDeliveries(sendId)).toEqual([replaced, second]);
       });
 
+      it('keeps the copies of a send apart whatever their refs hold, a copy recorded again included', async () => {
+        const sendId = uid('req');
+        const copies: DeliveryRecord[] = [
+          { ...delivery(sendId, 'a@example.test', 'inbox', '1'), ref: {} },
+          { ...delivery(sendId, 'b@example.test', 'teams', '2'), ref: { activityId: 'x' } },
+          { ...delivery(sendId, 'c@example.test', 'inbox', '3'), ref: {}, deliveredAt: t0 + 1 },
+          delivery(sendId, 'd@example.test', 'slack', '4'),
+        ];
+        for (const copy of copies) await storage.deliveries.addDelivery(copy);
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual(copies);
+        const grown = { ...copies[0]!, ref: { conversationId: 'a:1', activityId: 'y', serviceUrl: 'z' } };
+        const emptied = { ...copies[1]!, ref: {} };
+        await storage.deliveries.addDelivery(grown);
+        await storage.deliveries.addDelivery(emptied);
+        expect(await storage.deliveries.listDeliveries(sendId)).toEqual([
+          grown,
+          emptied,
+          copies[2],
+          copies[3],
+        ]);
+      });
+
       it("answers the version of the send's request as it stands once the copy is recorded, and null without one", async () => {
         const request = interactiveRequest();
         await storage.requests.createRequest(request, noDue);

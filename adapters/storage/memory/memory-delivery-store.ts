@@ -22,15 +22,16 @@ export interface MemoryDeliveryStore extends DeliveryStore {
 
 /**
  * The copies of one send in one flat array, since a pending request keeps its copies for as long as
- * it waits: first when they expire (null: never), then for each copy its recipient, platform,
- * deliveredAt and the number of its ref's entries, followed by each entry's name and value. Kept
- * as an object per copy, with an object for its ref, in an array held by an object for the send,
- * the copies of a send to 3 recipients took 174 bytes more.
+ * it waits: first when they expire (null: never), then for each copy its recipient, platform and
+ * deliveredAt, followed by its ref's entries as name and value. deliveredAt is a copy's only number,
+ * so a copy ends where a number stands two places on (the next copy's deliveredAt), or at the end.
+ * Kept as an object per copy, with an object for its ref, in an array held by an object for the
+ * send, the copies of a send to 3 recipients took 198 bytes more.
  */
 type Send = [expiresAt: number | null, ...copies: (string | number)[]];
 
 /** Fields of a copy before its ref's entries. */
-const fixedFields = 4;
+const fixedFields = 3;
 
 /**
  * Makes the fields a copy is kept as: flat strings, since a copy may be kept for the whole
@@ -39,28 +40,33 @@ const fixedFields = 4;
 function createCopyKeeper(): (delivery: DeliveryRecord) => (string | number)[] {
   const addresses = createInterner<string>();
   return ({ recipient, platform, ref, deliveredAt }) => {
-    const entries = Object.entries(ref);
     const fields: (string | number)[] = [
       addresses.intern(recipient, flatString(recipient)),
       platform,
       deliveredAt,
-      entries.length,
     ];
-    for (const [name, value] of entries) fields.push(name, flatString(value));
+    for (const [name, value] of Object.entries(ref)) fields.push(name, flatString(value));
     return fields;
   };
+}
+
+/** Where the copy of `send` that starts at `at` ends. */
+function copyEnd(send: Send, at: number): number {
+  let end = at + fixedFields;
+  while (end < send.length && typeof send[end + 2] !== 'number') end += 2;
+  return end;
 }
 
 /** Where each copy of `send` starts, in recording order. */
 function copyOffsets(send: Send): number[] {
   const offsets: number[] = [];
-  for (let at = 1; at < send.length; at += fixedFields + 2 * (send[at + 3] as number)) offsets.push(at);
+  for (let at = 1; at < send.length; at = copyEnd(send, at)) offsets.push(at);
   return offsets;
 }
 
 const recordAt = (sendId: string, send: Send, at: number): DeliveryRecord => {
   const ref: Record<string, string> = {};
-  const end = at + fixedFields + 2 * (send[at + 3] as number);
+  const end = copyEnd(send, at);
   for (let entry = at + fixedFields; entry < end; entry += 2)
     ref[send[entry] as string] = send[entry + 1] as string;
   return {
@@ -113,9 +119,7 @@ export function memoryDeliveryStore({
     const next: Send =
       at === undefined
         ? (send.concat(fields) as Send)
-        : (send
-            .slice(0, at)
-            .concat(fields, send.slice(at + fixedFields + 2 * (send[at + 3] as number))) as Send);
+        : (send.slice(0, at).concat(fields, send.slice(copyEnd(send, at))) as Send);
     if (expiresAt !== undefined) next[0] = expiresAt;
     bySend.set(delivery.sendId, next);
   };
