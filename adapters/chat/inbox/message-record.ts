@@ -32,6 +32,17 @@ const flatButtons = (buttons: ShownState['buttons']): string[] => {
   return flat;
 };
 
+/** Whether two states show the same: the same line, for one version. */
+export const sameShown = (a: ShownState, b: ShownState): boolean =>
+  a.buttonsEnabled === b.buttonsEnabled &&
+  a.footer === b.footer &&
+  a.selected === b.selected &&
+  (a.buttons === b.buttons ||
+    (a.buttons.length === b.buttons.length &&
+      a.buttons.every(
+        (button, index) => button.text === b.buttons[index]?.text && button.value === b.buttons[index]?.value,
+      )));
+
 /** The line that shows `shown` as the view of `version`. */
 export const shownLine = (version: number, shown: ShownState): string =>
   JSON.stringify([

@@ -2,7 +2,14 @@ import type { Clock, TransportStateStore } from '../../../core/adapter-kit.js';
 import { type Copy, copyIds } from './copy-ids.js';
 import type { InboxMessage } from './inbox-message.js';
 import { decodeLegacy, isLegacyId, legacyKey, rewriteLegacy } from './legacy-records.js';
-import { type KeptFields, messageOf, type ShownState, shownLine, versionOf } from './message-record.js';
+import {
+  type KeptFields,
+  messageOf,
+  type ShownState,
+  sameShown,
+  shownLine,
+  versionOf,
+} from './message-record.js';
 
 /** A copy to deliver: the message less its id (made from the send and the recipient) and kind. */
 export interface InboxDelivery extends ShownState {
@@ -151,18 +158,26 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     }
   };
 
-  /** The rewrite of each send's shared view under way in this process, and the line it writes. */
-  const rewriting = new Map<string, { shown: string; done: Promise<boolean> }>();
+  /** The rewrite of each send's shared view under way in this process, and the view it writes. */
+  const rewriting = new Map<string, { version: number; shown: ShownState; done: Promise<boolean> }>();
 
   /**
    * {@link rewriteShared}, once for the copies of a send updated at once: the updates of one change
-   * (every copy without a choice, one view) share the first one's.
+   * (every copy without a choice, one view) share the first one's, before writing the line of their
+   * view (the line, `shownLine(version, shown)`, when the caller has it already).
    */
-  const showShared = (sendId: string, version: number, shown: string): Promise<boolean> => {
+  const showShared = (
+    sendId: string,
+    version: number,
+    shown: ShownState,
+    line?: string,
+  ): Promise<boolean> => {
     const running = rewriting.get(sendId);
-    if (running?.shown === shown) return running.done;
-    const done = rewriteShared(sendId, version, shown);
-    rewriting.set(sendId, { shown, done });
+    if (running !== undefined && running.version === version && sameShown(running.shown, shown)) {
+      return running.done;
+    }
+    const done = rewriteShared(sendId, version, line ?? shownLine(version, shown));
+    rewriting.set(sendId, { version, shown, done });
     const forget = (): void => {
       if (rewriting.get(sendId)?.done === done) rewriting.delete(sendId);
     };
@@ -234,7 +249,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       // request changed), or a store that runs the read before the write answered nothing.
       const shows =
         delivery.selected === null
-          ? await showShared(delivery.sendId, version, shown)
+          ? await showShared(delivery.sendId, version, delivery, shown)
           : await showOwn(copy, version, shown, true);
       // The send's record went between the writes and the read (it expired): this copy writes it
       // again, unless another copy just did.
@@ -243,10 +258,9 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
 
     async update(copy, version, shown) {
       if (typeof copy === 'string') return updateLegacy(copy, version, shown);
-      const line = shownLine(version, shown);
       return shown.selected === null
-        ? showShared(copy.sendId, version, line)
-        : showOwn(copy, version, line, false);
+        ? showShared(copy.sendId, version, shown)
+        : showOwn(copy, version, shownLine(version, shown), false);
     },
 
     async get(id) {
