@@ -19,6 +19,7 @@ export type {
   ResponseOption,
   Sender,
 } from './domain/interactive-request.js';
+export { timeoutEnd } from './domain/interactive-request.js';
 export type { ButtonView, MessageView } from './domain/message-view.js';
 export { isNotifyError, NotifyError } from './errors.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';

@@ -60,3 +60,7 @@ export interface InteractiveRequest {
   /** In the order of `user_emails` after de-duplication. */
   recipients: RecipientState[];
 }
+
+/** When a request created at `createdAt` (epoch ms) times out: `timeoutMinutes` later, to the millisecond. */
+export const timeoutEnd = (createdAt: number, timeoutMinutes: number): number =>
+  createdAt + Math.round(timeoutMinutes * 60_000);

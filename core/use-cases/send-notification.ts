@@ -1,7 +1,7 @@
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
-import type { InteractiveRequest } from '../domain/interactive-request.js';
+import { type InteractiveRequest, timeoutEnd } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
 import { admittedRequest, type RequestToCreate } from '../ports/admission-store.js';
 import type { DueWorkChanges } from '../ports/request-store.js';
@@ -118,7 +118,7 @@ export function requestDraft(
     mode: responseRequest.disable,
     timeoutMinutes: responseRequest.timeout_minutes,
     createdAt: now,
-    expiresAt: now + Math.round(responseRequest.timeout_minutes * 60_000),
+    expiresAt: timeoutEnd(now, responseRequest.timeout_minutes),
     finishedAt: null,
     externalReferenceId: input.external_reference_id ?? null,
     callback: responseRequest.callback_url

@@ -4,6 +4,7 @@ import {
   NotifyError,
   type RecipientState,
   type RequestStore,
+  timeoutEnd,
 } from '../../../core/adapter-kit.js';
 import { flatString } from './flat-string.js';
 import { createInterner } from './interner.js';
@@ -31,12 +32,6 @@ interface Kept extends Omit<InteractiveRequest, 'expiresAt'> {
   retainedUntil: number | null;
 }
 
-const timeoutEnd = ({
-  createdAt,
-  timeoutMinutes,
-}: Pick<InteractiveRequest, 'createdAt' | 'timeoutMinutes'>) =>
-  createdAt + Math.round(timeoutMinutes * 60_000);
-
 /**
  * A copy of every field of the request, made by hand: callers must not reach stored state through
  * the objects they pass or get, and this costs a fraction of `structuredClone` on the status path.
@@ -51,7 +46,7 @@ const copyRequest = (kept: Kept): InteractiveRequest => ({
   mode: kept.mode,
   timeoutMinutes: kept.timeoutMinutes,
   createdAt: kept.createdAt,
-  expiresAt: kept.expiresAt ?? timeoutEnd(kept),
+  expiresAt: kept.expiresAt ?? timeoutEnd(kept.createdAt, kept.timeoutMinutes),
   finishedAt: kept.finishedAt,
   externalReferenceId: kept.externalReferenceId,
   sender: { ...kept.sender },
@@ -127,7 +122,10 @@ function createCompactor(): (
       mode: request.mode,
       timeoutMinutes: request.timeoutMinutes,
       createdAt: request.createdAt,
-      expiresAt: request.expiresAt === timeoutEnd(request) ? null : request.expiresAt,
+      expiresAt:
+        request.expiresAt === timeoutEnd(request.createdAt, request.timeoutMinutes)
+          ? null
+          : request.expiresAt,
       finishedAt: request.finishedAt,
       externalReferenceId: request.externalReferenceId,
       sender:
