@@ -87,7 +87,7 @@ export type {
 export type { BucketState } from './rate-limit/token-bucket.js';
 export { fullAt, takeTokens } from './rate-limit/token-bucket.js';
 export { signCallback } from './schemas/callback-signature.js';
-export { limits } from './schemas/notify-request.js';
+export { limits, longestOpenMs } from './schemas/notify-request.js';
 export { boundedText, strictObject } from './schemas/text-rules.js';
 export { randomBase62 } from './security/random-id.js';
 export type { AdmissionFollowUps } from './storage-kit/admission-with-follow-ups.js';

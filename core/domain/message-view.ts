@@ -38,6 +38,13 @@ export interface MessageView {
    * `closed`: the request ended with this recipient's answer; `plain`: nothing to answer.
    */
   state: 'plain' | 'open' | 'answered' | 'changeable' | 'expired' | 'closed';
+  /**
+   * Until when this copy may still change (epoch ms): the request's timeout while the request is
+   * open, null once it has finished and for a plain message. A transport that keeps what it needs
+   * to update a copy (references, the inbox's records) keeps it at least this long, then for the
+   * notifier's retention after the copy's last change.
+   */
+  openUntil: number | null;
   /** Validity period and sender (docs/behaviour.md#what-recipients-see), or the outcome once there is one; null for plain messages. */
   footer: string | null;
 }

@@ -38,6 +38,7 @@ class View implements MessageView {
   selected: string | null;
   selectedText: string | null;
   state: MessageView['state'];
+  openUntil: number | null;
   footer: string | null;
   readonly #parsed: () => MarkdownDocument;
   declare readonly document: MarkdownDocument;
@@ -52,6 +53,7 @@ class View implements MessageView {
     this.selected = fields.selected;
     this.selectedText = fields.selectedText;
     this.state = fields.state;
+    this.openUntil = fields.openUntil;
     this.footer = fields.footer;
     this.#parsed = parsed;
     Object.defineProperty(this, 'document', documentProperty);
@@ -81,6 +83,7 @@ export function plainView(notificationId: string, text: string): MessageView {
       selected: null,
       selectedText: null,
       state: 'plain',
+      openUntil: null,
       footer: null,
     },
     lazyDocument(text),
@@ -148,6 +151,7 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
         selected,
         selectedText,
         state,
+        openUntil: finished ? null : request.expiresAt,
         footer: footer(state, selectedText),
       },
       parsed,

@@ -21,6 +21,9 @@ export const limits = {
   maxTimeoutMinutes: 1440,
 } as const;
 
+/** The longest an interactive request stays open (the longest timeout), in milliseconds. */
+export const longestOpenMs = limits.maxTimeoutMinutes * 60_000;
+
 const email = z
   .string({ error: typeMessage('a string') })
   .trim()

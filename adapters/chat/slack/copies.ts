@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
+import { longestOpenMs, NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
 
 /**
  * What the transport keeps of one delivered interactive message: enough to route a click on it
@@ -18,9 +18,6 @@ export interface SlackCopy {
   /** `MessageView.version` of the newest view applied (or being applied) to the message. */
   lastVersion: number;
 }
-
-/** The longest a request stays open: its copies are updated until then. */
-const longestRequestMs = 24 * 60 * 60_000;
 
 /** How long a finished send is kept when the notifier does not say (a sink of a test). */
 const defaultRetentionMs = 14 * 24 * 60 * 60_000;
@@ -89,7 +86,7 @@ export interface SlackCopies {
  * It names the recipient: a shorter retention must not leave it behind.
  */
 export function slackCopies(state: TransportStateStore, retentionMs = defaultRetentionMs): SlackCopies {
-  const copyTtlMs = longestRequestMs + retentionMs;
+  const copyTtlMs = longestOpenMs + retentionMs;
   return {
     async save(channel, ts, copy) {
       await state.set(copyKey(channel, ts), encode(copy), { ttlMs: copyTtlMs });

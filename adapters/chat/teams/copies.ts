@@ -1,4 +1,4 @@
-import { NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
+import { longestOpenMs, NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
 import type { AdaptiveCard } from './card.js';
 import type { AgentAccount } from './members.js';
 
@@ -27,9 +27,6 @@ export interface TeamsCopy {
   /** The card of that view. */
   card: AdaptiveCard;
 }
-
-/** The longest a request stays open: its copies are updated until then. */
-const longestRequestMs = 24 * 60 * 60_000;
 
 /** How long a finished send is kept when the notifier does not say (a sink of a test). */
 const defaultRetentionMs = 14 * 24 * 60 * 60_000;
@@ -61,7 +58,7 @@ export interface TeamsCopies {
  * its last write: after it a click on the message is refused, and the request has long finished.
  */
 export function teamsCopies(state: TransportStateStore, retentionMs = defaultRetentionMs): TeamsCopies {
-  const copyTtlMs = longestRequestMs + retentionMs;
+  const copyTtlMs = longestOpenMs + retentionMs;
   return {
     async save(copy) {
       await state.set(copyKey(copy.conversationId, copy.activityId), JSON.stringify(copy), {
