@@ -56,6 +56,44 @@ describe.each(hostKinds)('retention of finished sends (%s)', (kind) => {
     expectError(await readStatus(host, id), 404, 'Request not found');
   });
 
+  it("keeps a pending request's inbox copy past a shorter retention, then a retention after its timeout", async () => {
+    await start(10 * minute);
+    await createRequest(
+      host,
+      interactiveBody({ user_emails: ['bob@acme.test', 'carol@acme.test'] }, { timeout_minutes: 30 }),
+    );
+    host.clock.advance(20 * minute);
+    // Twice the retention after delivery, the request is still open: its copy is there, buttons and all.
+    expect(await onlyMessage(host, 'bob@acme.test')).toMatchObject({
+      buttons: [{ disabled: false }, { disabled: false }],
+    });
+    expect((await click(host, (await onlyMessage(host, 'carol@acme.test')).id, 'approve')).status).toBe(200);
+    host.clock.advance(10 * minute);
+    expect(await host.runDueWork()).toBe(1);
+    host.clock.advance(10 * minute - 1);
+    expect((await onlyMessage(host, 'bob@acme.test')).footer).toMatch(/^This request expired/);
+    expect(await onlyMessage(host, 'carol@acme.test')).toMatchObject({ selected: 'approve' });
+    host.clock.advance(1);
+    expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+    expect(await inbox(host, 'carol@acme.test')).toEqual([]);
+  });
+
+  it('lists an inbox copy of a day-long request until a retention after its timeout, wherever its delivery falls', async () => {
+    await start({ days: 2 });
+    // Deliveries three quarters into a period of the retention's length were listed for 2.5 days
+    // only, though they live 3: those the listing of the previous period no longer reached.
+    for (const offset of [0, 0.25, 0.75, 0.999]) {
+      host.clock.set(Math.ceil(host.clock.now() / (4 * day)) * 4 * day + offset * 2 * day);
+      await createRequest(host, interactiveBody({}, { timeout_minutes: 1440 }));
+      host.clock.advance(day);
+      expect(await host.runDueWork()).toBe(1);
+      host.clock.advance(2 * day - 1);
+      expect((await onlyMessage(host, 'bob@acme.test')).footer).toMatch(/^This request expired/);
+      host.clock.advance(1);
+      expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+    }
+  });
+
   it('forgets the inbox copy of a fire-and-forget send once the retention has passed since it was sent', async () => {
     await start({ days: 2 });
     expectOk(await send(host, plainBody({ user_emails: ['carol@acme.test'] })));

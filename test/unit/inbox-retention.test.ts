@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type InboxDelivery, inboxMessages } from '../../adapters/chat/inbox/messages.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { TransportStateStore } from '../../core/adapter-kit.js';
 import { createNotifier } from '../../core/notifier.js';
 import { manualClock } from '../support/manual-clock.js';
 
@@ -15,6 +16,7 @@ const message = (sendId: string, deliveredAt: number): InboxDelivery => ({
   footer: '',
   selected: null,
   deliveredAt,
+  openUntil: null,
 });
 
 describe('inbox messages with a retention', () => {
@@ -42,13 +44,70 @@ describe('inbox messages with a retention', () => {
     await messages.add({ ...message('req_one', clock.now()), kind: 'interactive' }, 1);
     const id = await messages.idOf(copy);
     clock.advance(600);
-    await messages.update(copy, 2, { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null });
+    await messages.update(
+      copy,
+      2,
+      { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null },
+      null,
+    );
     clock.advance(999);
     expect(await messages.get(id)).toMatchObject({ footer: 'Expired' });
     clock.advance(1);
     expect(await state.get('send:req_one')).toBeNull();
     expect(await state.get('copy:req_one:bob@acme.test')).toBeNull();
     expect(await messages.get(id)).toBeNull();
+  });
+
+  it("lists each copy as long as it lives, and lets a short request's list go long before a day-long one's", async () => {
+    const clock = manualClock();
+    const store = memoryStorage({ clock }).transportState;
+    const lists = new Map<string, string>();
+    // The store as it is, but telling which list each send went to.
+    const state: TransportStateStore = {
+      ...store,
+      append: (key, value, options) => {
+        lists.set(value, key);
+        return store.append(key, value, options);
+      },
+    };
+    const messages = inboxMessages({ state, clock, retentionMs: 1000 });
+    const open = (sendId: string, openMs: number): InboxDelivery => ({
+      ...message(sendId, clock.now()),
+      kind: 'interactive',
+      openUntil: clock.now() + openMs,
+    });
+    const expired = { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null };
+    await messages.add(message('plain-before', clock.now()), 0);
+    clock.advance(1);
+    await messages.add(open('req_short', 5_000), 1);
+    clock.advance(1);
+    await messages.add(open('req_long', 24 * 3_600_000), 1);
+    clock.advance(1);
+    await messages.add(message('plain-after', clock.now()), 0);
+    const texts = async (): Promise<string[]> => (await messages.list('bob@acme.test')).map((m) => m.text);
+    expect(await texts()).toEqual(['plain-before', 'req_short', 'req_long', 'plain-after']);
+
+    // Open, each copy outlives the retention; the short one finishes at its timeout.
+    clock.advance(4_997);
+    expect(await texts()).toEqual(['req_short', 'req_long']);
+    await messages.update({ sendId: 'req_short', recipient: 'bob@acme.test' }, 2, expired, null);
+    clock.advance(999);
+    expect(await texts()).toEqual(['req_short', 'req_long']);
+    clock.advance(1);
+    expect(await texts()).toEqual(['req_long']);
+
+    // Its list holds a few times what the short request needed (5 s, plus a minute for a late
+    // finish), not the day the long one needs.
+    clock.advance(2 * (1000 + 2 * 65_000));
+    expect(await store.readList(lists.get('req_short')!)).toEqual([]);
+    expect(await store.readList(lists.get('req_long')!)).toEqual(['req_long']);
+    clock.advance(24 * 3_600_000 - 2 * (1000 + 2 * 65_000) - 6_000);
+    expect(await texts()).toEqual(['req_long']);
+    await messages.update({ sendId: 'req_long', recipient: 'bob@acme.test' }, 2, expired, null);
+    clock.advance(999);
+    expect(await texts()).toEqual(['req_long']);
+    clock.advance(1);
+    expect(await texts()).toEqual([]);
   });
 
   it('keeps everything, in one list, without a retention', async () => {

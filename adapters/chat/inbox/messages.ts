@@ -1,4 +1,9 @@
-import type { Clock, TransportStateStore } from '../../../core/adapter-kit.js';
+import {
+  type Clock,
+  longestOpenMs,
+  type TransportStateStore,
+  type TransportStateWriteOptions,
+} from '../../../core/adapter-kit.js';
 import { type Copy, copyIds } from './copy-ids.js';
 import type { InboxMessage } from './inbox-message.js';
 import { decodeLegacy, isLegacyId, legacyKey, rewriteLegacy } from './legacy-records.js';
@@ -20,6 +25,8 @@ export interface InboxDelivery extends ShownState {
   organizationId: string;
   text: string;
   deliveredAt: number;
+  /** `MessageView.openUntil` of the view delivered: until when the copy may change, or null. */
+  openUntil: number | null;
 }
 
 /** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
@@ -32,9 +39,9 @@ export interface InboxMessages {
   /**
    * Makes a copy show `shown`, the view of `version`, unless it already shows a newer one (then it
    * is left as it is). Answers false when there is no such copy. A string names a message of an
-   * earlier release by its id.
+   * earlier release by its id. `openUntil` is the view's `MessageView.openUntil`.
    */
-  update(copy: Copy | string, version: number, shown: ShownState): Promise<boolean>;
+  update(copy: Copy | string, version: number, shown: ShownState, openUntil: number | null): Promise<boolean>;
   /** One message, by the id the inbox lists it under, or null. */
   get(id: string): Promise<InboxMessage | null>;
   /** The messages of a recipient (normalized address), in delivery order. */
@@ -59,6 +66,30 @@ const sendKey = (sendId: string): string => `send:${sendId}`;
 const copyKey = ({ sendId, recipient }: Copy): string => `copy:${sendId}:${recipient}`;
 const recipientKey = (recipient: string): string => `recipient:${recipient}`;
 const epochKey = (recipient: string, epoch: number): string => `recipient:${recipient}:${epoch}`;
+/** A list of interactive sends that may be open for up to the span of `rank` after delivery. */
+const openKey = (rank: number, recipient: string, epoch: number): string =>
+  `interactive:${rank}:${recipient}:${epoch}`;
+
+/**
+ * How late after its timeout a request may finish and its copies still be listed until they expire:
+ * a timeout can wait behind other due work.
+ */
+const finishLagMs = 60_000;
+
+/**
+ * The spans of the lists of interactive sends, longest first: the longest a copy may stay open
+ * (plus {@link finishLagMs}), halved until a span is no longer than the retention. A copy goes to the
+ * list of the shortest span that covers its open time, so that no list is kept much longer than the
+ * copies in it live: at most twice their open time, or a retention, longer.
+ */
+const openSpans = (retentionMs: number): number[] => {
+  const spans = [longestOpenMs + finishLagMs];
+  for (let span = spans[0]!; span > retentionMs; ) {
+    span = Math.ceil(span / 2);
+    spans.push(span);
+  }
+  return spans;
+};
 
 /**
  * Fields of a send's first line: those of a message but its recipient. `interactive` is 1 for an
@@ -108,6 +139,12 @@ const composed = (id: string, copy: Copy, send: string, shown: string | undefine
   return messageOf(id, kept, shown ?? sendShown(send));
 };
 
+/** A recipient's list a delivery enters its send in, and the options of that append. */
+interface ListEntry {
+  key: string;
+  options?: TransportStateWriteOptions;
+}
+
 /**
  * Messages over a transport-state store, one record per send rather than per copy: every copy of a
  * send shows the same text, and every copy whose recipient has not chosen the same view, so a
@@ -116,36 +153,76 @@ const composed = (id: string, copy: Copy, send: string, shown: string | undefine
  * (`copy:<send id>:<recipient>`) once its recipient has chosen; a choice is never withdrawn, so it
  * never shows the shared view again. A copy's id names its send and recipient, signed
  * ({@link copyIds}), so nothing maps ids to copies. Delivering costs one round trip, listing at most
- * three reads.
+ * three rounds of reads.
  *
- * With a retention, every write gives its record that ttl, and every update of a copy renews the
- * send's record: a message lives a retention after the last change of its send. A recipient's
- * send ids go to one list per period of the retention's length (`recipient:<address>:<period>`),
- * each living two periods: a message delivered more than one retention ago has expired, so listing
- * reads the current period and the one before it, and an active recipient's lists stop growing
- * instead of being renewed for ever. Without a retention, one list per recipient
- * (`recipient:<address>`) and nothing expires. Records of one message each, written by earlier
- * releases, are read and updated as they were.
+ * With a retention, a message lives a retention after the last change of its send, and never
+ * expires while its request is open: every write gives its record a ttl of the retention, plus the
+ * time the copy may stay open (`openUntil`, and {@link finishLagMs}), and every update of a copy
+ * renews the send's record. A recipient's send ids go to lists by period, each period as long as the
+ * longest a message entered in it may live from its delivery, and each list read for two periods:
+ * listing reads the current period and the one before it, and an active recipient's lists stop
+ * growing instead of being renewed for ever. Copies that are not open (plain sends) go to lists of
+ * the retention's length (`recipient:<address>:<period>`); open ones to the lists of the span that
+ * covers their open time ({@link openSpans}, `interactive:<rank>:<address>:<period>`), so that a
+ * request open for a day is listed until it expires without keeping short requests' entries that
+ * long. Without a retention, one list per recipient (`recipient:<address>`) and nothing expires.
+ * Records of one message each, written by earlier releases, are read and updated as they were.
  */
 export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOptions): InboxMessages {
-  const recordOptions = retentionMs === undefined ? undefined : { ttlMs: retentionMs };
-  const listOptions = retentionMs === undefined ? undefined : { ttlMs: 2 * retentionMs };
-  const period = (): number => (retentionMs === undefined ? 0 : Math.floor(clock.now() / retentionMs));
+  const spans = retentionMs === undefined ? [] : openSpans(retentionMs);
   const ids = copyIds(state);
 
+  /** The time a copy that may change until `openUntil` stays open from now, its lag included. */
+  const openTime = (openUntil: number | null): number =>
+    openUntil === null ? 0 : Math.max(0, openUntil - clock.now()) + finishLagMs;
+
+  /** The options of a write of a copy's record that may change until `openUntil`. */
+  const recordOptions = (openUntil: number | null): TransportStateWriteOptions | undefined =>
+    retentionMs === undefined ? undefined : { ttlMs: retentionMs + openTime(openUntil) };
+
+  /** The list of the period of `length` that `now` falls in, read until two periods from its start. */
+  const periodList = (length: number, key: (epoch: number) => string): ListEntry => {
+    const now = clock.now();
+    const epoch = Math.floor(now / length);
+    return { key: key(epoch), options: { ttlMs: (epoch + 2) * length - now } };
+  };
+
+  /** The list a copy delivered now, open until `openUntil`, is entered in. */
+  const listOf = (recipient: string, openUntil: number | null): ListEntry => {
+    if (retentionMs === undefined) return { key: recipientKey(recipient) };
+    const open = openTime(openUntil);
+    if (open === 0) return periodList(retentionMs, (epoch) => epochKey(recipient, epoch));
+    let rank = 0;
+    while (rank + 1 < spans.length && spans[rank + 1]! >= open) rank += 1;
+    return periodList(retentionMs + spans[rank]!, (epoch) => openKey(rank, recipient, epoch));
+  };
+
+  /** Every list that may hold a live message of `recipient`: two periods of each length. */
   const listKeys = (recipient: string): string[] => {
     if (retentionMs === undefined) return [recipientKey(recipient)];
-    const current = period();
-    return [epochKey(recipient, current - 1), epochKey(recipient, current)];
+    const now = clock.now();
+    const both = (length: number, key: (epoch: number) => string): string[] => {
+      const current = Math.floor(now / length);
+      return [key(current - 1), key(current)];
+    };
+    return [
+      ...both(retentionMs, (epoch) => epochKey(recipient, epoch)),
+      ...spans.flatMap((span, rank) => both(retentionMs + span, (epoch) => openKey(rank, recipient, epoch))),
+    ];
   };
 
   /**
    * Makes the copies of a send without a choice show the line `shown`, the view of `version`, unless
    * they show a newer one: the views of one version differ only by the recipient's choice, so that
    * view is the second line of the send's record, and a timeout rewrites one record, not one per
-   * copy. Answers false when the send has no record.
+   * copy. Answers false when the send has no record. The view's copies may change until `openUntil`.
    */
-  const rewriteShared = async (sendId: string, version: number, shown: string): Promise<boolean> => {
+  const rewriteShared = async (
+    sendId: string,
+    version: number,
+    shown: string,
+    openUntil: number | null,
+  ): Promise<boolean> => {
     const key = sendKey(sendId);
     // Compare-and-set: of racing views (several instances, views out of order), the newest wins,
     // retrying whenever another write landed in between.
@@ -154,7 +231,9 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       if (kept === null) return false;
       if (sendShows(kept.value, shown) || sendVersion(kept.value) > version) return true;
       const next = `${kept.value.slice(0, kept.value.indexOf('\n') + 1)}${shown}`;
-      if ((await state.compareAndSet(key, next, kept.version, recordOptions)) !== null) return true;
+      if ((await state.compareAndSet(key, next, kept.version, recordOptions(openUntil))) !== null) {
+        return true;
+      }
     }
   };
 
@@ -170,13 +249,15 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     sendId: string,
     version: number,
     shown: ShownState,
+    openUntil: number | null,
     line?: string,
   ): Promise<boolean> => {
     const running = rewriting.get(sendId);
+    // One version is one state of the request: it is open until one time.
     if (running !== undefined && running.version === version && sameShown(running.shown, shown)) {
       return running.done;
     }
-    const done = rewriteShared(sendId, version, line ?? shownLine(version, shown));
+    const done = rewriteShared(sendId, version, line ?? shownLine(version, shown), openUntil);
     rewriting.set(sendId, { version, shown, done });
     const forget = (): void => {
       if (rewriting.get(sendId)?.done === done) rewriting.delete(sendId);
@@ -189,14 +270,16 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
    * Makes a copy whose recipient has chosen show the line `shown`, the view of `version`, in a
    * record of its own, unless it shows a newer one; delivered (`delivering`), it keeps the view it
    * was delivered with even when its send's shared view is newer. Answers false when the send has
-   * no record.
+   * no record. The copy may change until `openUntil`.
    */
   const showOwn = async (
     copy: Copy,
     version: number,
     shown: string,
+    openUntil: number | null,
     delivering: boolean,
   ): Promise<boolean> => {
+    const options = recordOptions(openUntil);
     const key = copyKey(copy);
     const send = sendKey(copy.sendId);
     for (;;) {
@@ -207,25 +290,29 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
         // A delivery keeps the view it was delivered with: no update may know of the copy yet.
       } else if (!delivering && sendVersion(kept.value) > version) return true;
       const [written] = await Promise.all([
-        state.compareAndSet(key, shown, own?.version ?? null, recordOptions),
+        state.compareAndSet(key, shown, own?.version ?? null, options),
         // The send's record lives as long as its copies change. Rewritten only as it was read: when
         // another write landed in between, that write renewed it, and this one must not undo it.
-        recordOptions === undefined
-          ? null
-          : state.compareAndSet(send, kept.value, kept.version, recordOptions),
+        options === undefined ? null : state.compareAndSet(send, kept.value, kept.version, options),
       ]);
       if (written !== null) return true;
     }
   };
 
-  const updateLegacy = async (id: string, version: number, shown: ShownState): Promise<boolean> => {
+  const updateLegacy = async (
+    id: string,
+    version: number,
+    shown: ShownState,
+    openUntil: number | null,
+  ): Promise<boolean> => {
     const key = legacyKey(id);
+    const options = recordOptions(openUntil);
     for (;;) {
       const record = await state.get(key);
       if (record === null) return false;
       const next = rewriteLegacy(id, record.value, version, shown);
       if (next === null) return true;
-      if ((await state.compareAndSet(key, next, record.version, recordOptions)) !== null) return true;
+      if ((await state.compareAndSet(key, next, record.version, options)) !== null) return true;
     }
   };
 
@@ -234,14 +321,14 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       const shown = shownLine(version, delivery);
       const key = sendKey(delivery.sendId);
       const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
-      const list =
-        retentionMs === undefined ? recipientKey(delivery.recipient) : epochKey(delivery.recipient, period());
+      const options = recordOptions(delivery.openUntil);
+      const list = listOf(delivery.recipient, delivery.openUntil);
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
       const [created, , [kept, own = null]] = await Promise.all([
-        state.compareAndSet(key, sendRecord(delivery, shown), null, recordOptions),
-        state.append(list, delivery.sendId, listOptions),
+        state.compareAndSet(key, sendRecord(delivery, shown), null, options),
+        state.append(list.key, delivery.sendId, list.options),
         state.getMany([key, copyKey(copy)]),
       ]);
       if (created !== null || (kept && (own ? own.value === shown : sendShows(kept.value, shown)))) return;
@@ -249,18 +336,18 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       // request changed), or a store that runs the read before the write answered nothing.
       const shows =
         delivery.selected === null
-          ? await showShared(delivery.sendId, version, delivery, shown)
-          : await showOwn(copy, version, shown, true);
+          ? await showShared(delivery.sendId, version, delivery, delivery.openUntil, shown)
+          : await showOwn(copy, version, shown, delivery.openUntil, true);
       // The send's record went between the writes and the read (it expired): this copy writes it
       // again, unless another copy just did.
-      if (!shows) await state.compareAndSet(key, sendRecord(delivery, shown), null, recordOptions);
+      if (!shows) await state.compareAndSet(key, sendRecord(delivery, shown), null, options);
     },
 
-    async update(copy, version, shown) {
-      if (typeof copy === 'string') return updateLegacy(copy, version, shown);
+    async update(copy, version, shown, openUntil) {
+      if (typeof copy === 'string') return updateLegacy(copy, version, shown, openUntil);
       return shown.selected === null
-        ? showShared(copy.sendId, version, shown)
-        : showOwn(copy, version, shownLine(version, shown), false);
+        ? showShared(copy.sendId, version, shown, openUntil)
+        : showOwn(copy, version, shownLine(version, shown), openUntil, false);
     },
 
     async get(id) {
@@ -296,7 +383,8 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
         const copy = { sendId: entry, recipient };
         messages.push(ids.idOf(copy).then((id) => composed(id, copy, send.value, own?.value)));
       }
-      return Promise.all(messages);
+      // Lists of several periods and spans: delivery order is the order of delivery times.
+      return (await Promise.all(messages)).sort((a, b) => a.deliveredAt - b.deliveredAt);
     },
 
     idOf: (copy) => ids.idOf(copy),

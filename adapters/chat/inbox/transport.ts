@@ -60,6 +60,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
           footer: view.footer,
           selected: view.selected,
           deliveredAt: clock.now(),
+          openUntil: view.openUntil,
         },
         view.version,
       );
@@ -72,7 +73,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
       // Copies delivered by earlier releases have an id of their own, in their reference.
       const copy = ref.messageId ?? { sendId: view.sendId, recipient: delivery.recipient };
       // The view is the state it shows: the update reads its buttons, footer and choice.
-      if (!(await messages().update(copy, view.version, view))) {
+      if (!(await messages().update(copy, view.version, view, view.openUntil))) {
         const name = typeof copy === 'string' ? copy : `of ${copy.sendId} to ${copy.recipient}`;
         throw new NotifyError('not_found', `Inbox message ${name} not found`);
       }
