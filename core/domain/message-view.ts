@@ -39,12 +39,13 @@ export interface MessageView {
    */
   state: 'plain' | 'open' | 'answered' | 'changeable' | 'expired' | 'closed';
   /**
-   * Until when this copy may still change (epoch ms): the request's timeout while the request is
-   * open, null once it has finished and for a plain message. A transport that keeps what it needs
-   * to update a copy (references, the inbox's records) keeps it at least this long, then for the
-   * notifier's retention after the copy's last change.
+   * When the request times out (epoch ms), null for a plain message. Until the request has
+   * finished (`state` `expired` or `closed`: at this time, or a little after when its timeout waits
+   * behind other work), its copies may change: a transport that keeps what it needs to update a
+   * copy (references, the inbox's records) keeps it that long, then for the notifier's retention
+   * after the copy's last change.
    */
-  openUntil: number | null;
+  expiresAt: number | null;
   /** Validity period and sender (docs/behaviour.md#what-recipients-see), or the outcome once there is one; null for plain messages. */
   footer: string | null;
 }

@@ -38,7 +38,7 @@ class View implements MessageView {
   selected: string | null;
   selectedText: string | null;
   state: MessageView['state'];
-  openUntil: number | null;
+  expiresAt: number | null;
   footer: string | null;
   readonly #parsed: () => MarkdownDocument;
   declare readonly document: MarkdownDocument;
@@ -53,7 +53,7 @@ class View implements MessageView {
     this.selected = fields.selected;
     this.selectedText = fields.selectedText;
     this.state = fields.state;
-    this.openUntil = fields.openUntil;
+    this.expiresAt = fields.expiresAt;
     this.footer = fields.footer;
     this.#parsed = parsed;
     Object.defineProperty(this, 'document', documentProperty);
@@ -83,7 +83,7 @@ export function plainView(notificationId: string, text: string): MessageView {
       selected: null,
       selectedText: null,
       state: 'plain',
-      openUntil: null,
+      expiresAt: null,
       footer: null,
     },
     lazyDocument(text),
@@ -151,7 +151,7 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
         selected,
         selectedText,
         state,
-        openUntil: finished ? null : request.expiresAt,
+        expiresAt: request.expiresAt,
         footer: footer(state, selectedText),
       },
       parsed,

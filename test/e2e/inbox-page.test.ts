@@ -48,7 +48,7 @@ const view = (overrides: Partial<MessageView> & Pick<MessageView, 'text'>): Mess
   selected: null,
   selectedText: null,
   state: 'open',
-  openUntil: Date.UTC(2100, 0, 1),
+  expiresAt: Date.UTC(2100, 0, 1),
   footer: 'Valid for 60 minutes · sent by Bob Builder',
   ...overrides,
 });

@@ -50,7 +50,7 @@ const interactiveView = (overrides: Partial<MessageView> = {}): MessageView => {
     selected: null,
     selectedText: null,
     state: 'open',
-    openUntil: Date.UTC(2100, 0, 1),
+    expiresAt: Date.UTC(2100, 0, 1),
     footer: 'Valid for 60 minutes · sent by Alice Doe',
     ...overrides,
   };
@@ -67,7 +67,7 @@ const plainView = (text: string): MessageView => ({
   selected: null,
   selectedText: null,
   state: 'plain',
-  openUntil: null,
+  expiresAt: null,
   footer: null,
 });
 

@@ -157,8 +157,7 @@ describe('requestView', () => {
       selected: row.selected,
       selectedText: row.selectedText,
       state: row.state,
-      // Open until the timeout while the request is: its copies may change until then.
-      openUntil: row.state === 'expired' || row.state === 'closed' ? null : expiresAt,
+      expiresAt,
       footer: row.footer,
     });
     // Spec 2.7: the footer always names the sender (the owner of the API key).
@@ -246,7 +245,7 @@ describe('plainView', () => {
       selected: null,
       selectedText: null,
       state: 'plain',
-      openUntil: null,
+      expiresAt: null,
       footer: null,
     });
   });
