@@ -81,9 +81,17 @@ describe.each(hostKinds)('retention of finished sends (%s)', (kind) => {
   it('lists an inbox copy of a day-long request until a retention after its timeout, wherever its delivery falls', async () => {
     await start({ days: 2 });
     // Deliveries three quarters into a period of the retention's length were listed for 2.5 days
-    // only, though they live 3: those the listing of the previous period no longer reached.
-    for (const offset of [0, 0.25, 0.75, 0.999]) {
-      host.clock.set(Math.ceil(host.clock.now() / (4 * day)) * 4 * day + offset * 2 * day);
+    // only, though they live 3: those the listing of the previous period no longer reached. Open
+    // copies are now listed by periods of the retention, the day and a minute: the last
+    // millisecond of one of those is the latest a delivery can fall in its list.
+    const listed = 3 * day + minute;
+    const fractions = [0, 0.25, 0.75, 0.999];
+    const deliveries: [period: number, fraction: number][] = [
+      ...fractions.map((f): [number, number] => [2 * day, f]),
+      ...[...fractions, 1 - 1 / listed].map((f): [number, number] => [listed, f]),
+    ];
+    for (const [period, fraction] of deliveries) {
+      host.clock.set((Math.ceil(host.clock.now() / period) + fraction) * period);
       await createRequest(host, interactiveBody({}, { timeout_minutes: 1440 }));
       host.clock.advance(day);
       expect(await host.runDueWork()).toBe(1);

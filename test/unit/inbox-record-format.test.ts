@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Copy } from '../../adapters/chat/inbox/copy-ids.js';
 import type { InboxMessage } from '../../adapters/chat/inbox/inbox-message.js';
-import { type InboxDelivery, inboxMessages } from '../../adapters/chat/inbox/messages.js';
+import { type InboxDelivery, inboxMessages, type Term } from '../../adapters/chat/inbox/messages.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { manualClock } from '../support/manual-clock.js';
 
 const sendId = 'req_AAAAAAAAAAAAAAAAAAAAAAAA';
+/** Without a retention, how long a copy may change changes nothing it keeps. */
+const term: Term = { expiresAt: null, open: false };
 
 const interactive: InboxDelivery = {
   sendId,
@@ -21,7 +23,7 @@ const interactive: InboxDelivery = {
   footer: 'Please answer within 30 minutes · Sent by Alice',
   selected: null,
   deliveredAt: 1_000,
-  openUntil: null,
+  term,
 };
 
 const answered = {
@@ -36,7 +38,7 @@ const copyOf = ({ sendId: id, recipient }: InboxDelivery): Copy => ({ sendId: id
 /** The message a copy delivered as `delivery` shows under `id`. */
 const shownAs = (
   id: string,
-  { sendId: requestId, kind, openUntil: _, ...fields }: InboxDelivery,
+  { sendId: requestId, kind, term: _, ...fields }: InboxDelivery,
 ): InboxMessage => ({
   ...fields,
   id,
@@ -86,7 +88,7 @@ describe('inbox message records', () => {
     expect(await state.get(`send:${sendId}`)).not.toBeNull();
     for (const recipient of recipients) expect(await state.get(`copy:${sendId}:${recipient}`)).toBeNull();
 
-    expect(await messages.update({ sendId, recipient: 'carol@acme.test' }, 2, answered, null)).toBe(true);
+    expect(await messages.update({ sendId, recipient: 'carol@acme.test' }, 2, answered, term)).toBe(true);
     expect(await state.get(`copy:${sendId}:carol@acme.test`)).not.toBeNull();
     expect(await state.get(`copy:${sendId}:bob@acme.test`)).toBeNull();
     expect(await messages.get(ids[0]!)).toEqual(await messageOf(interactive));
@@ -136,7 +138,7 @@ describe('inbox message records', () => {
     const expired = { ...answered, footer: 'Expired without your answer', selected: null };
     writes = 0;
     const updated = await Promise.all(
-      recipients.map((recipient) => messages.update({ sendId, recipient }, 2, expired, null)),
+      recipients.map((recipient) => messages.update({ sendId, recipient }, 2, expired, term)),
     );
     expect(updated).toEqual([true, true, true]);
     expect(writes).toBe(1);
@@ -145,7 +147,7 @@ describe('inbox message records', () => {
       const id = await messages.idOf({ sendId, recipient });
       expect(await messages.get(id)).toMatchObject({ recipient, ...expired });
     }
-    expect(await messages.update({ sendId, recipient: 'bob@acme.test' }, 1, interactive, null)).toBe(true);
+    expect(await messages.update({ sendId, recipient: 'bob@acme.test' }, 1, interactive, term)).toBe(true);
     expect((await messages.get(await messages.idOf({ sendId, recipient: 'bob@acme.test' })))?.footer).toBe(
       expired.footer,
     );
@@ -164,8 +166,8 @@ describe('inbox message records', () => {
     const expired = { ...answered, footer: 'Expired without your answer', selected: null };
     const closed = { ...answered, footer: 'Closed. Your answer: “Yes”' };
     await Promise.all([
-      messages.update({ sendId, recipient: 'bob@acme.test' }, 3, expired, null),
-      messages.update({ sendId, recipient: 'carol@acme.test' }, 3, closed, null),
+      messages.update({ sendId, recipient: 'bob@acme.test' }, 3, expired, term),
+      messages.update({ sendId, recipient: 'carol@acme.test' }, 3, closed, term),
     ]);
     expect(await messages.get(ids[0]!)).toMatchObject(expired);
     expect(await messages.get(ids[1]!)).toMatchObject(closed);
@@ -174,15 +176,15 @@ describe('inbox message records', () => {
   it('applies an update to what the view changes and keeps the rest, and ignores an older view', async () => {
     const { messages, messageOf, add } = setup();
     const id = await add(interactive, 0);
-    expect(await messages.update(copyOf(interactive), 2, answered, null)).toBe(true);
-    expect(await messages.update(copyOf(interactive), 1, { ...answered, footer: 'older' }, null)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 2, answered, term)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 1, { ...answered, footer: 'older' }, term)).toBe(true);
     expect(await messages.get(id)).toEqual({ ...(await messageOf(interactive)), ...answered });
   });
 
   it('ignores an update older than the view the copy was delivered with', async () => {
     const { messages, messageOf, add } = setup();
     const id = await add(interactive, 5);
-    expect(await messages.update(copyOf(interactive), 4, answered, null)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 4, answered, term)).toBe(true);
     expect(await messages.get(id)).toEqual(await messageOf(interactive));
   });
 
@@ -198,7 +200,7 @@ describe('inbox message records', () => {
       const delivery: InboxDelivery = { ...interactive, recipient, organizationId, text };
       const id = await add(delivery, 0);
       const shown = { ...answered, footer: 'You answered “a\\"b” · Sent by Alice', selected: 'x"y' };
-      expect(await messages.update(copyOf(delivery), 3, shown, null)).toBe(true);
+      expect(await messages.update(copyOf(delivery), 3, shown, term)).toBe(true);
       expect((await state.get(`send:${sendId}`))?.value.split('\n')[0]).toBe(
         JSON.stringify([organizationId, 1, text, delivery.deliveredAt]),
       );
@@ -208,7 +210,7 @@ describe('inbox message records', () => {
       const expected = { ...(await messageOf(delivery)), ...shown };
       expect(await messages.get(id)).toEqual(expected);
       expect(await messages.list(recipient)).toEqual([expected]);
-      expect(await messages.update(copyOf(delivery), 2, answered, null)).toBe(true);
+      expect(await messages.update(copyOf(delivery), 2, answered, term)).toBe(true);
       expect(await messages.get(id)).toEqual(expected);
     },
   );
@@ -216,17 +218,17 @@ describe('inbox message records', () => {
   it('compares versions of more than one digit as numbers', async () => {
     const { messages, messageOf, add } = setup();
     const id = await add(interactive, 10);
-    expect(await messages.update(copyOf(interactive), 9, answered, null)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 9, answered, term)).toBe(true);
     expect(await messages.get(id)).toEqual(await messageOf(interactive));
-    expect(await messages.update(copyOf(interactive), 12, answered, null)).toBe(true);
-    expect(await messages.update(copyOf(interactive), 11, interactive, null)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 12, answered, term)).toBe(true);
+    expect(await messages.update(copyOf(interactive), 11, interactive, term)).toBe(true);
     expect(await messages.get(id)).toEqual({ ...(await messageOf(interactive)), ...answered });
   });
 
   it('answers false for an update of a copy whose send it does not have', async () => {
     const { messages } = setup();
-    expect(await messages.update(copyOf(interactive), 1, answered, null)).toBe(false);
-    expect(await messages.update('msg_AAAAAAAAAAAAAAAAAAAAAAAA', 1, answered, null)).toBe(false);
+    expect(await messages.update(copyOf(interactive), 1, answered, term)).toBe(false);
+    expect(await messages.update('msg_AAAAAAAAAAAAAAAAAAAAAAAA', 1, answered, term)).toBe(false);
   });
 });
 
@@ -289,7 +291,7 @@ describe('inbox send records naming their request, as the release before wrote t
       expect(await messages.get(id)).toEqual(await messageOf(delivery));
       expect(await messages.list(delivery.recipient)).toEqual([await messageOf(delivery)]);
       const timedOut = { ...delivery, buttonsEnabled: false, footer: 'Expired' };
-      expect(await messages.update(copyOf(delivery), 2, timedOut, null)).toBe(true);
+      expect(await messages.update(copyOf(delivery), 2, timedOut, term)).toBe(true);
       expect(await messages.get(id)).toEqual(await messageOf(timedOut));
       expect((await state.get(`send:${sendId}`))?.value.split('\n')[0]).toBe(earlier);
     },
@@ -329,22 +331,22 @@ describe('inbox records of one message each, written by earlier releases', () =>
     expect(await messages.list('bob@acme.test')).toEqual([earlier, delivered]);
     expect(await messages.get(id)).toEqual(earlier);
 
-    expect(await messages.update(id, 0, answered, null)).toBe(true);
+    expect(await messages.update(id, 0, answered, term)).toBe(true);
     expect((await state.get(`msg:${id}`))?.value).toBe(legacy);
-    expect(await messages.update(id, 2, answered, null)).toBe(true);
+    expect(await messages.update(id, 2, answered, term)).toBe(true);
     expect(await messages.get(id)).toEqual({ ...earlier, ...answered });
     expect((await state.get(`msg:${id}`))?.value.split('\n')).toEqual([
       kept,
       JSON.stringify([2, flat, 0, answered.footer, answered.selected]),
     ]);
-    expect(await messages.update(id, 1, earlier, null)).toBe(true);
+    expect(await messages.update(id, 1, earlier, term)).toBe(true);
     expect(await messages.get(id)).toEqual({ ...earlier, ...answered });
     expect(await messages.get(current)).toEqual(delivered);
   });
 
   it('answers false for an update of an earlier id without a record', async () => {
     const { messages } = setup();
-    expect(await messages.update(id, 1, answered, null)).toBe(false);
+    expect(await messages.update(id, 1, answered, term)).toBe(false);
     expect(await messages.get(id)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type InboxDelivery, inboxMessages } from '../../adapters/chat/inbox/messages.js';
+import { type InboxDelivery, inboxMessages, type Term } from '../../adapters/chat/inbox/messages.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { TransportStateStore } from '../../core/adapter-kit.js';
 import { createNotifier } from '../../core/notifier.js';
@@ -16,8 +16,15 @@ const message = (sendId: string, deliveredAt: number): InboxDelivery => ({
   footer: '',
   selected: null,
   deliveredAt,
-  openUntil: null,
+  term: plain,
 });
+
+const plain: Term = { expiresAt: null, open: false };
+/** A request that times out at `expiresAt`, open or finished. */
+const open = (expiresAt: number): Term => ({ expiresAt, open: true });
+const finished = (expiresAt: number): Term => ({ expiresAt, open: false });
+const expiredView = { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null };
+const bob = (sendId: string) => ({ sendId, recipient: 'bob@acme.test' });
 
 describe('inbox messages with a retention', () => {
   it('lists only the messages of the last retention, and lets the lists of older periods expire', async () => {
@@ -44,12 +51,7 @@ describe('inbox messages with a retention', () => {
     await messages.add({ ...message('req_one', clock.now()), kind: 'interactive' }, 1);
     const id = await messages.idOf(copy);
     clock.advance(600);
-    await messages.update(
-      copy,
-      2,
-      { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null },
-      null,
-    );
+    await messages.update(copy, 2, expiredView, finished(clock.now()));
     clock.advance(999);
     expect(await messages.get(id)).toMatchObject({ footer: 'Expired' });
     clock.advance(1);
@@ -71,17 +73,18 @@ describe('inbox messages with a retention', () => {
       },
     };
     const messages = inboxMessages({ state, clock, retentionMs: 1000 });
-    const open = (sendId: string, openMs: number): InboxDelivery => ({
+    const interactive = (sendId: string, openMs: number): InboxDelivery => ({
       ...message(sendId, clock.now()),
       kind: 'interactive',
-      openUntil: clock.now() + openMs,
+      term: open(clock.now() + openMs),
     });
-    const expired = { buttons: [], buttonsEnabled: false, footer: 'Expired', selected: null };
     await messages.add(message('plain-before', clock.now()), 0);
     clock.advance(1);
-    await messages.add(open('req_short', 5_000), 1);
+    const shortEnds = clock.now() + 5_000;
+    await messages.add(interactive('req_short', 5_000), 1);
     clock.advance(1);
-    await messages.add(open('req_long', 24 * 3_600_000), 1);
+    const longEnds = clock.now() + 24 * 3_600_000;
+    await messages.add(interactive('req_long', 24 * 3_600_000), 1);
     clock.advance(1);
     await messages.add(message('plain-after', clock.now()), 0);
     const texts = async (): Promise<string[]> => (await messages.list('bob@acme.test')).map((m) => m.text);
@@ -90,7 +93,7 @@ describe('inbox messages with a retention', () => {
     // Open, each copy outlives the retention; the short one finishes at its timeout.
     clock.advance(4_997);
     expect(await texts()).toEqual(['req_short', 'req_long']);
-    await messages.update({ sendId: 'req_short', recipient: 'bob@acme.test' }, 2, expired, null);
+    await messages.update(bob('req_short'), 2, expiredView, finished(shortEnds));
     clock.advance(999);
     expect(await texts()).toEqual(['req_short', 'req_long']);
     clock.advance(1);
@@ -101,13 +104,53 @@ describe('inbox messages with a retention', () => {
     clock.advance(2 * (1000 + 2 * 65_000));
     expect(await store.readList(lists.get('req_short')!)).toEqual([]);
     expect(await store.readList(lists.get('req_long')!)).toEqual(['req_long']);
-    clock.advance(24 * 3_600_000 - 2 * (1000 + 2 * 65_000) - 6_000);
+    clock.set(longEnds);
     expect(await texts()).toEqual(['req_long']);
-    await messages.update({ sendId: 'req_long', recipient: 'bob@acme.test' }, 2, expired, null);
+    // Its timeout, waiting behind other due work, finishes it most of a minute late.
+    clock.advance(59_000);
+    await messages.update(bob('req_long'), 2, expiredView, finished(longEnds));
     clock.advance(999);
     expect(await texts()).toEqual(['req_long']);
     clock.advance(1);
     expect(await texts()).toEqual([]);
+  });
+
+  it('lists the copies of a request that finished later than a minute after its timeout anew, for a retention', async () => {
+    const clock = manualClock();
+    const messages = inboxMessages({
+      state: memoryStorage({ clock }).transportState,
+      clock,
+      retentionMs: 1000,
+    });
+    const timeout = clock.now() + 60_000;
+    await messages.add({ ...message('req_late', clock.now()), kind: 'interactive', term: open(timeout) }, 1);
+    // The instance that ran the timeout stopped; another took it over once its lease ran out, and
+    // its first update of the copy failed: the refresh two minutes later is the one that lands.
+    clock.set(timeout + 3 * 60_000);
+    expect(await messages.update(bob('req_late'), 2, expiredView, finished(timeout))).toBe(true);
+    clock.advance(999);
+    expect((await messages.list('bob@acme.test')).map((m) => m.footer)).toEqual(['Expired']);
+    clock.advance(1);
+    expect(await messages.list('bob@acme.test')).toEqual([]);
+  });
+
+  it("keeps an open request's copies open when their views change before the timeout", async () => {
+    const clock = manualClock();
+    const state = memoryStorage({ clock }).transportState;
+    const messages = inboxMessages({ state, clock, retentionMs: 1000 });
+    const timeout = clock.now() + 60_000;
+    const shown = { buttons: [], buttonsEnabled: true, footer: 'Open', selected: null };
+    await messages.add({ ...message('req_open', clock.now()), kind: 'interactive', term: open(timeout) }, 1);
+    await state.set('msg:msg_AAAAAAAAAAAAAAAAAAAAAAAA', JSON.stringify({ version: 1, message: {} }));
+    // A refresh of the shared view, and an update of a copy an earlier release delivered.
+    clock.advance(10_000);
+    expect(await messages.update(bob('req_open'), 2, { ...shown, footer: 'Refreshed' }, open(timeout))).toBe(
+      true,
+    );
+    expect(await messages.update('msg_AAAAAAAAAAAAAAAAAAAAAAAA', 2, shown, open(timeout))).toBe(true);
+    clock.set(timeout);
+    expect((await messages.list('bob@acme.test')).map((m) => m.footer)).toEqual(['Refreshed']);
+    expect(await state.get('msg:msg_AAAAAAAAAAAAAAAAAAAAAAAA')).not.toBeNull();
   });
 
   it('keeps everything, in one list, without a retention', async () => {

@@ -16,6 +16,14 @@ import {
   versionOf,
 } from './message-record.js';
 
+/** How long a copy may change, as the view it shows says. */
+export interface Term {
+  /** `MessageView.expiresAt`: when the request times out, null for a plain send. */
+  expiresAt: number | null;
+  /** Whether the request is open: the view's state is `open`, `answered` or `changeable`. */
+  open: boolean;
+}
+
 /** A copy to deliver: the message less its id (made from the send and the recipient) and kind. */
 export interface InboxDelivery extends ShownState {
   /** `req_…` of an interactive send, `notif_…` of a plain one. */
@@ -25,8 +33,8 @@ export interface InboxDelivery extends ShownState {
   organizationId: string;
   text: string;
   deliveredAt: number;
-  /** `MessageView.openUntil` of the view delivered: until when the copy may change, or null. */
-  openUntil: number | null;
+  /** Of the view delivered. */
+  term: Term;
 }
 
 /** The inbox's messages, kept in the transport's own state so that every instance shows the same ones. */
@@ -39,9 +47,9 @@ export interface InboxMessages {
   /**
    * Makes a copy show `shown`, the view of `version`, unless it already shows a newer one (then it
    * is left as it is). Answers false when there is no such copy. A string names a message of an
-   * earlier release by its id. `openUntil` is the view's `MessageView.openUntil`.
+   * earlier release by its id. `term` is that of the view.
    */
-  update(copy: Copy | string, version: number, shown: ShownState, openUntil: number | null): Promise<boolean>;
+  update(copy: Copy | string, version: number, shown: ShownState, term: Term): Promise<boolean>;
   /** One message, by the id the inbox lists it under, or null. */
   get(id: string): Promise<InboxMessage | null>;
   /** The messages of a recipient (normalized address), in delivery order. */
@@ -71,25 +79,36 @@ const openKey = (rank: number, recipient: string, epoch: number): string =>
   `interactive:${rank}:${recipient}:${epoch}`;
 
 /**
- * How late after its timeout a request may finish and its copies still be listed until they expire:
- * a timeout can wait behind other due work.
+ * How late after its timeout a request may finish and its copies stay listed where their delivery
+ * put them: a timeout waits behind other due work. A later finish lists its copies anew.
  */
-const finishLagMs = 60_000;
+const listedLagMs = 60_000;
+
+/**
+ * How long after its timeout an open request's copies are kept when its finish never updates them
+ * (retried until it gives up, or a store that stayed down): as long as Slack's and Teams' records.
+ */
+const keptLagMs = longestOpenMs;
 
 /**
  * The spans of the lists of interactive sends, longest first: the longest a copy may stay open
- * (plus {@link finishLagMs}), halved until a span is no longer than the retention. A copy goes to the
- * list of the shortest span that covers its open time, so that no list is kept much longer than the
- * copies in it live: at most twice their open time, or a retention, longer.
+ * (plus {@link listedLagMs}), halved while the half is no shorter than the retention and the lag,
+ * which every open copy's open time includes. A copy goes to the list of the shortest span that
+ * covers its open time, so that no list is kept much longer than the copies in it live: at most
+ * twice their open time, or a retention, longer.
  */
 const openSpans = (retentionMs: number): number[] => {
-  const spans = [longestOpenMs + finishLagMs];
-  for (let span = spans[0]!; span > retentionMs; ) {
-    span = Math.ceil(span / 2);
+  const spans = [longestOpenMs + listedLagMs];
+  for (let span = Math.ceil(spans[0]! / 2); span >= Math.max(retentionMs, listedLagMs); ) {
     spans.push(span);
+    span = Math.ceil(span / 2);
   }
   return spans;
 };
+
+/** How long from `now` a copy of `term` stays open, or null when its request is not open. */
+const openTime = ({ expiresAt, open }: Term, now: number): number | null =>
+  open && expiresAt !== null && Number.isFinite(expiresAt) ? Math.max(0, expiresAt - now) : null;
 
 /**
  * Fields of a send's first line: those of a message but its recipient. `interactive` is 1 for an
@@ -156,29 +175,30 @@ interface ListEntry {
  * three rounds of reads.
  *
  * With a retention, a message lives a retention after the last change of its send, and never
- * expires while its request is open: every write gives its record a ttl of the retention, plus the
- * time the copy may stay open (`openUntil`, and {@link finishLagMs}), and every update of a copy
- * renews the send's record. A recipient's send ids go to lists by period, each period as long as the
- * longest a message entered in it may live from its delivery, and each list read for two periods:
- * listing reads the current period and the one before it, and an active recipient's lists stop
- * growing instead of being renewed for ever. Copies that are not open (plain sends) go to lists of
- * the retention's length (`recipient:<address>:<period>`); open ones to the lists of the span that
- * covers their open time ({@link openSpans}, `interactive:<rank>:<address>:<period>`), so that a
- * request open for a day is listed until it expires without keeping short requests' entries that
- * long. Without a retention, one list per recipient (`recipient:<address>`) and nothing expires.
- * Records of one message each, written by earlier releases, are read and updated as they were.
+ * expires while its request is open: every write gives its record a ttl of the retention, plus,
+ * while the request is open, the time until its timeout and {@link keptLagMs}; every update of a
+ * copy renews the send's record, and its request's finish writes every copy. A recipient's send ids
+ * go to lists by period, each period as long as the longest a message entered in it may live from
+ * its delivery, and each list read for two periods: listing reads the current period and the one
+ * before it, and an active recipient's lists stop growing instead of being renewed for ever. Copies
+ * that are not open (plain sends) go to lists of the retention's length
+ * (`recipient:<address>:<period>`); open ones to the lists of the span that covers their time until
+ * the timeout and {@link listedLagMs} ({@link openSpans}, `interactive:<rank>:<address>:<period>`),
+ * so that a request open for a day is listed until it expires without keeping short requests'
+ * entries that long; a finish later than that lag lists its copies anew. Without a retention, one
+ * list per recipient (`recipient:<address>`) and nothing expires. Records of one message each,
+ * written by earlier releases, are read and updated as they were.
  */
 export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOptions): InboxMessages {
   const spans = retentionMs === undefined ? [] : openSpans(retentionMs);
   const ids = copyIds(state);
 
-  /** The time a copy that may change until `openUntil` stays open from now, its lag included. */
-  const openTime = (openUntil: number | null): number =>
-    openUntil === null ? 0 : Math.max(0, openUntil - clock.now()) + finishLagMs;
-
-  /** The options of a write of a copy's record that may change until `openUntil`. */
-  const recordOptions = (openUntil: number | null): TransportStateWriteOptions | undefined =>
-    retentionMs === undefined ? undefined : { ttlMs: retentionMs + openTime(openUntil) };
+  /** The options of a write of the record of a copy of `term`. */
+  const recordOptions = (term: Term): TransportStateWriteOptions | undefined => {
+    if (retentionMs === undefined) return undefined;
+    const open = openTime(term, clock.now());
+    return { ttlMs: retentionMs + (open === null ? 0 : open + keptLagMs) };
+  };
 
   /** The list of the period of `length` that `now` falls in, read until two periods from its start. */
   const periodList = (length: number, key: (epoch: number) => string): ListEntry => {
@@ -187,15 +207,27 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     return { key: key(epoch), options: { ttlMs: (epoch + 2) * length - now } };
   };
 
-  /** The list a copy delivered now, open until `openUntil`, is entered in. */
-  const listOf = (recipient: string, openUntil: number | null): ListEntry => {
+  /** The list a copy of `term` delivered now is entered in. */
+  const listOf = (recipient: string, term: Term): ListEntry => {
     if (retentionMs === undefined) return { key: recipientKey(recipient) };
-    const open = openTime(openUntil);
-    if (open === 0) return periodList(retentionMs, (epoch) => epochKey(recipient, epoch));
+    const open = openTime(term, clock.now());
+    if (open === null) return periodList(retentionMs, (epoch) => epochKey(recipient, epoch));
+    const listed = open + listedLagMs;
     let rank = 0;
-    while (rank + 1 < spans.length && spans[rank + 1]! >= open) rank += 1;
+    while (rank + 1 < spans.length && spans[rank + 1]! >= listed) rank += 1;
     return periodList(retentionMs + spans[rank]!, (epoch) => openKey(rank, recipient, epoch));
   };
+
+  /**
+   * Whether a copy of `term` shows its request's finish later than the list its delivery entered it
+   * in is sure to be read: it is then listed anew, for a retention from now, as its record lives. A
+   * timeout on time, or a request that finished before it, costs nothing.
+   */
+  const finishedLate = (term: Term): boolean =>
+    retentionMs !== undefined &&
+    !term.open &&
+    term.expiresAt !== null &&
+    clock.now() > term.expiresAt + listedLagMs;
 
   /** Every list that may hold a live message of `recipient`: two periods of each length. */
   const listKeys = (recipient: string): string[] => {
@@ -215,13 +247,13 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
    * Makes the copies of a send without a choice show the line `shown`, the view of `version`, unless
    * they show a newer one: the views of one version differ only by the recipient's choice, so that
    * view is the second line of the send's record, and a timeout rewrites one record, not one per
-   * copy. Answers false when the send has no record. The view's copies may change until `openUntil`.
+   * copy. Answers false when the send has no record. `term` is the view's.
    */
   const rewriteShared = async (
     sendId: string,
     version: number,
     shown: string,
-    openUntil: number | null,
+    term: Term,
   ): Promise<boolean> => {
     const key = sendKey(sendId);
     // Compare-and-set: of racing views (several instances, views out of order), the newest wins,
@@ -231,7 +263,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       if (kept === null) return false;
       if (sendShows(kept.value, shown) || sendVersion(kept.value) > version) return true;
       const next = `${kept.value.slice(0, kept.value.indexOf('\n') + 1)}${shown}`;
-      if ((await state.compareAndSet(key, next, kept.version, recordOptions(openUntil))) !== null) {
+      if ((await state.compareAndSet(key, next, kept.version, recordOptions(term))) !== null) {
         return true;
       }
     }
@@ -249,15 +281,15 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     sendId: string,
     version: number,
     shown: ShownState,
-    openUntil: number | null,
+    term: Term,
     line?: string,
   ): Promise<boolean> => {
     const running = rewriting.get(sendId);
-    // One version is one state of the request: it is open until one time.
+    // One version is one state of the request: one term.
     if (running !== undefined && running.version === version && sameShown(running.shown, shown)) {
       return running.done;
     }
-    const done = rewriteShared(sendId, version, line ?? shownLine(version, shown), openUntil);
+    const done = rewriteShared(sendId, version, line ?? shownLine(version, shown), term);
     rewriting.set(sendId, { version, shown, done });
     const forget = (): void => {
       if (rewriting.get(sendId)?.done === done) rewriting.delete(sendId);
@@ -270,16 +302,16 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
    * Makes a copy whose recipient has chosen show the line `shown`, the view of `version`, in a
    * record of its own, unless it shows a newer one; delivered (`delivering`), it keeps the view it
    * was delivered with even when its send's shared view is newer. Answers false when the send has
-   * no record. The copy may change until `openUntil`.
+   * no record. `term` is the view's.
    */
   const showOwn = async (
     copy: Copy,
     version: number,
     shown: string,
-    openUntil: number | null,
+    term: Term,
     delivering: boolean,
   ): Promise<boolean> => {
-    const options = recordOptions(openUntil);
+    const options = recordOptions(term);
     const key = copyKey(copy);
     const send = sendKey(copy.sendId);
     for (;;) {
@@ -303,10 +335,10 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     id: string,
     version: number,
     shown: ShownState,
-    openUntil: number | null,
+    term: Term,
   ): Promise<boolean> => {
     const key = legacyKey(id);
-    const options = recordOptions(openUntil);
+    const options = recordOptions(term);
     for (;;) {
       const record = await state.get(key);
       if (record === null) return false;
@@ -321,8 +353,8 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       const shown = shownLine(version, delivery);
       const key = sendKey(delivery.sendId);
       const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
-      const options = recordOptions(delivery.openUntil);
-      const list = listOf(delivery.recipient, delivery.openUntil);
+      const options = recordOptions(delivery.term);
+      const list = listOf(delivery.recipient, delivery.term);
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
@@ -336,18 +368,23 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       // request changed), or a store that runs the read before the write answered nothing.
       const shows =
         delivery.selected === null
-          ? await showShared(delivery.sendId, version, delivery, delivery.openUntil, shown)
-          : await showOwn(copy, version, shown, delivery.openUntil, true);
+          ? await showShared(delivery.sendId, version, delivery, delivery.term, shown)
+          : await showOwn(copy, version, shown, delivery.term, true);
       // The send's record went between the writes and the read (it expired): this copy writes it
       // again, unless another copy just did.
       if (!shows) await state.compareAndSet(key, sendRecord(delivery, shown), null, options);
     },
 
-    async update(copy, version, shown, openUntil) {
-      if (typeof copy === 'string') return updateLegacy(copy, version, shown, openUntil);
-      return shown.selected === null
-        ? showShared(copy.sendId, version, shown, openUntil)
-        : showOwn(copy, version, shownLine(version, shown), openUntil, false);
+    async update(copy, version, shown, term) {
+      if (typeof copy === 'string') return updateLegacy(copy, version, shown, term);
+      const shows = await (shown.selected === null
+        ? showShared(copy.sendId, version, shown, term)
+        : showOwn(copy, version, shownLine(version, shown), term, false));
+      if (shows && finishedLate(term)) {
+        const list = listOf(copy.recipient, term);
+        await state.append(list.key, copy.sendId, list.options);
+      }
+      return shows;
     },
 
     async get(id) {

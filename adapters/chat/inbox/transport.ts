@@ -5,11 +5,12 @@ import {
   type ChatTransport,
   type Clock,
   type DeliveryRef,
+  type MessageView,
   NotifyError,
   normalizeEmail,
   systemClock,
 } from '../../../core/adapter-kit.js';
-import { type InboxMessages, inboxMessages } from './messages.js';
+import { type InboxMessages, inboxMessages, type Term } from './messages.js';
 import type { ConnectedContext } from './route-context.js';
 import { inboxRoutes } from './routes.js';
 
@@ -21,6 +22,12 @@ export interface InboxTransportOptions {
 
 /** The installation id of every inbox address: the inbox has a single, local installation. */
 const installationId = 'local';
+
+/** How long a copy showing `view` may change: while its request is open, until its timeout. */
+const termOf = (view: MessageView): Term => ({
+  expiresAt: view.expiresAt,
+  open: view.state === 'open' || view.state === 'answered' || view.state === 'changeable',
+});
 
 /**
  * A chat transport that keeps every message in the storage the notifier connects it to (its
@@ -60,7 +67,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
           footer: view.footer,
           selected: view.selected,
           deliveredAt: clock.now(),
-          openUntil: view.openUntil,
+          term: termOf(view),
         },
         view.version,
       );
@@ -73,7 +80,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
       // Copies delivered by earlier releases have an id of their own, in their reference.
       const copy = ref.messageId ?? { sendId: view.sendId, recipient: delivery.recipient };
       // The view is the state it shows: the update reads its buttons, footer and choice.
-      if (!(await messages().update(copy, view.version, view, view.openUntil))) {
+      if (!(await messages().update(copy, view.version, view, termOf(view)))) {
         const name = typeof copy === 'string' ? copy : `of ${copy.sendId} to ${copy.recipient}`;
         throw new NotifyError('not_found', `Inbox message ${name} not found`);
       }
