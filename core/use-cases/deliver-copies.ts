@@ -22,6 +22,12 @@ export interface CopiesOfSend {
   sendId: string;
   /** True when an earlier attempt of the same send may have delivered some copies already. */
   resumed: boolean;
+  /**
+   * Whether each copy delivered is recorded (`DeliveryStore.addDelivery`), as every copy that an
+   * update or a later attempt of the send must find is: a plain send no attempt can resume is never
+   * read again, and recording its copies would cost a storage write (a round trip) for nothing.
+   */
+  recorded: boolean;
   /** Set when the send is over as soon as it is delivered: its copies expire after this many ms. */
   ttlMs?: number;
 }
@@ -32,7 +38,8 @@ export interface DeliveredCopies {
   unreached: ResolvedRecipient[];
   /**
    * The versions of the send's interactive request that the recording of each copy delivered now
-   * answered (`DeliveryStore.addDelivery`), null where there was none; empty when no copy went out.
+   * answered (`DeliveryStore.addDelivery`), null where there was none; empty when no copy was
+   * recorded.
    */
   requestVersions: (number | null)[];
 }
@@ -43,7 +50,7 @@ export interface DeliveredCopies {
  */
 export async function deliverCopies(
   context: CoreContext,
-  { organization, sendId, resumed, ttlMs }: CopiesOfSend,
+  { organization, sendId, resumed, recorded, ttlMs }: CopiesOfSend,
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<DeliveredCopies> {
@@ -70,6 +77,7 @@ export async function deliverCopies(
           if (address === null) return 'unreachable';
           const message = viewFor(recipient.key);
           const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
+          if (!recorded) return 'delivered';
           const version = await deliveries.addDelivery(
             {
               sendId,

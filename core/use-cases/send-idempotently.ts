@@ -76,6 +76,7 @@ export async function sendIdempotently(
     const sent = await sendNotification(context, principal, input, await recipients, {
       sendId: created?.id ?? newSendId(context, input),
       resumed: false,
+      resumable: false,
       ...(created === undefined ? {} : { created }),
     });
     return { ...answer(200, sent), replayed: false };
@@ -109,6 +110,7 @@ export async function sendIdempotently(
         sendId: acquired.sendId,
         // The store answers the proposed id unless an earlier attempt of the key holds another.
         resumed: acquired.sendId !== sendId,
+        resumable: true,
         ...(created?.id === acquired.sendId ? { created } : {}),
       }),
     );

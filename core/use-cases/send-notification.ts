@@ -17,6 +17,12 @@ export interface SendAttempt {
   sendId: string;
   /** True when the send resumes an earlier attempt with the same idempotency key. */
   resumed: boolean;
+  /**
+   * True when a later attempt may resume this send (it has an idempotency key): a plain send then
+   * records its copies, so that the later attempt delivers only the others. An interactive send
+   * records them whatever this says: its updates find them there.
+   */
+  resumable: boolean;
   /** The interactive request under `sendId`, when the admission stored it already (`admitSend`). */
   created?: InteractiveRequest;
 }
@@ -45,11 +51,17 @@ async function sendPlain(
   recipients: ResolvedRecipient[],
   attempt: SendAttempt,
 ): Promise<NotificationSent> {
-  const { sendId, resumed } = attempt;
+  const { sendId, resumed, resumable } = attempt;
   const view = plainView(sendId, message);
   const { unreached } = await deliverCopies(
     context,
-    { organization: principal.organization, sendId, resumed, ttlMs: context.retentionMs },
+    {
+      organization: principal.organization,
+      sendId,
+      resumed,
+      recorded: resumable,
+      ttlMs: context.retentionMs,
+    },
     recipients,
     () => view,
   );
@@ -80,6 +92,7 @@ async function sendInteractive(
       organization: principal.organization,
       sendId: request.id,
       resumed: stored !== null,
+      recorded: true,
       // A retry after the request finished adds copies to deliveries that already expire.
       ...(request.status === 'finished' ? { ttlMs: context.retentionMs } : {}),
     },

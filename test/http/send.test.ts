@@ -42,6 +42,17 @@ describe.each(hostKinds)('POST /api/notify (%s)', (kind) => {
       expect(await inbox(host, 'alice@acme.test')).toEqual([]);
     });
 
+    it('records its copies only when a repeat may resume it: with an Idempotency-Key', async () => {
+      const recipients = { user_emails: ['bob@acme.test', 'carol@acme.test'] };
+      const once = expectOk(await send(host, plainBody(recipients)));
+      const resumable = expectOk(await send(host, plainBody(recipients), { idempotencyKey: 'k-1' }));
+      // Nothing updates a fire-and-forget copy, and without a key nothing resumes its send.
+      expect(await host.storage.deliveries.listDeliveries(once.notification_id as string)).toEqual([]);
+      const recorded = await host.storage.deliveries.listDeliveries(resumable.notification_id as string);
+      expect(recorded.map((copy) => copy.recipient).sort()).toEqual(['bob@acme.test', 'carol@acme.test']);
+      expect(await inbox(host, 'carol@acme.test')).toHaveLength(2);
+    });
+
     it('issues a different notification_id for every send', async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 5; i += 1) {
