@@ -5,7 +5,9 @@
  * (10 ms in the quick run, so that it too reaches the steady state) and the retention is 10 s, so
  * about 10,000 sends (1,000) are live at any moment. The steady state begins once the first
  * interactive requests have timed out (1 minute) and their retention has passed: from there on,
- * the figure printed is the heap's growth per send between the checkpoints. The request machine
+ * the figure printed is the heap's growth per send between the checkpoints. (The inbox's lists of
+ * open copies are read for two periods of about three minutes each, so their entries, about 2 MB,
+ * fill for a few hundred thousand sends more: within the checkpoints' noise.) The request machine
  * runs on a virtual-time scheduler too, so that its timers (back-offs after lost writes) keep the
  * same time as the store.
  */
