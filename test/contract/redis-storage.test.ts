@@ -609,10 +609,56 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
         recipients: [{ ...legacy.recipients[0]!, value: 'yes', respondedAt: t0 + 1 }],
       };
       expect(await requests.updateRequest(answered, 0, { enqueue: [], cancel: [] })).toBe(true);
-      expect((await shared!.hGet(key, 'json'))?.startsWith('["org_1",["usr_1","Ada"],"req_legacy",1,')).toBe(
+      expect((await shared!.get(key))?.startsWith('1:["org_1",["usr_1","Ada"],"req_legacy",1,')).toBe(true);
+      expect(await requests.getRequest('req_legacy')).toEqual(answered);
+    }));
+
+  it('reads and updates a request hash of the release before, rewriting it as a string', () =>
+    withStorage(async ({ requests }, keyPrefix) => {
+      await requests.createRequest(request('req_hashed', 0), { enqueue: [], cancel: [] });
+      const key = `${keyPrefix}request:req_hashed`;
+      const [version, json] = ((await shared!.get(key)) ?? '').split(/:(.*)/s);
+      expect(version).toBe('0');
+      await shared!.del(key);
+      await shared!.hSet(key, { version: '0', json: json! });
+      await shared!.pExpire(key, 600_000);
+      expect(await requests.getRequest('req_hashed')).toEqual(request('req_hashed', 0));
+      expect(await requests.updateRequest(request('req_hashed', 1), 1, { enqueue: [], cancel: [] })).toBe(
+        false,
+      );
+      expect(await requests.updateRequest(request('req_hashed', 1), 0, { enqueue: [], cancel: [] })).toBe(
         true,
       );
-      expect(await requests.getRequest('req_legacy')).toEqual(answered);
+      expect(await shared!.type(key)).toBe('string');
+      expect(await shared!.pTTL(key)).toBeGreaterThan(500_000);
+      expect(await requests.getRequest('req_hashed')).toEqual(request('req_hashed', 1));
+    }));
+
+  it('keeps a request as one string of its version and JSON, keeping its expiry on a write without one', () =>
+    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+      const key = `${keyPrefix}request:req_str`;
+      await requests.createRequest(request('req_str', 0), { enqueue: [], cancel: [] });
+      expect(await shared!.get(key)).toMatch(/^0:\["org_1",\["usr_1","Ada"\],"req_str",0,/);
+      expect(await shared!.pTTL(key)).toBe(-1);
+      expect(
+        await deliveries.addDelivery({
+          sendId: 'req_str',
+          recipient: 'bob@example.test',
+          platform: 'inbox',
+          ref: {},
+          deliveredAt: t0,
+        }),
+      ).toBe(0);
+      const finished = { ...request('req_str', 1), status: 'finished' as const, finishedAt: t0 + 1 };
+      expect(await requests.updateRequest(finished, 0, { enqueue: [], cancel: [] }, { ttlMs: 600_000 })).toBe(
+        true,
+      );
+      expect(await shared!.pTTL(key)).toBeGreaterThan(500_000);
+      expect(await shared!.pTTL(`${keyPrefix}deliveries:req_str`)).toBeGreaterThan(500_000);
+      const later = { ...finished, version: 2 };
+      expect(await requests.updateRequest(later, 1, { enqueue: [], cancel: [] })).toBe(true);
+      expect(await shared!.pTTL(key)).toBeGreaterThan(500_000);
+      expect(await requests.getRequest('req_str')).toEqual(later);
     }));
 
   it('keeps a transport record as one string, and reads and rewrites the hash of earlier releases', () =>

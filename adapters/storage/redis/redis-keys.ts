@@ -40,7 +40,10 @@ export interface RedisKeys {
   /** Sorted set of a user's keys by `createdAt` (of every organization; listings filter). */
   userKeys(userId: string): string;
   userKeysBase: string;
-  /** Hash `{version, json}` of one interactive request. */
+  /**
+   * String `<version>:<JSON>` of one interactive request (a hash `{version, json}` in earlier
+   * releases).
+   */
   request(id: string): string;
   /**
    * Sorted set of due items as `<sequence>:<id>` members (a new sequence on each scheduling, so ties

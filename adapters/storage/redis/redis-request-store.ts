@@ -1,6 +1,6 @@
 import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import { encodeDueChanges } from './due-changes.js';
-import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
+import { createRequestScript, getRequestScript, updateRequestScript } from './lua/request-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asNumber, asOptionalString } from './replies.js';
@@ -8,11 +8,12 @@ import { decodeRequest, encodeRequest } from './request-format.js';
 import { encodeTtl } from './ttl-argument.js';
 
 /**
- * Interactive requests as JSON next to their version (in the form of `request-format.ts`). Create
- * and compare-and-set update are single scripts that also change the due work, so a stored request
- * always has its timeout scheduled and only the writer that won a version changes due work. The
- * write that finishes a request sets the expiry of the request and of its delivery keys in the same
- * script.
+ * Interactive requests as strings `<version>:<JSON>` (the JSON in the form of `request-format.ts`;
+ * the hashes `{version, json}` of earlier releases are still read and are replaced on the next
+ * write). Create and compare-and-set update are single scripts that also change the due work, so a
+ * stored request always has its timeout scheduled and only the writer that won a version changes
+ * due work. The write that finishes a request sets the expiry of the request and of its delivery
+ * keys in the same script.
  */
 export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestStore {
   return {
@@ -25,7 +26,7 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
       if (asNumber(created) !== 1) throw new NotifyError('internal', `Request ${request.id} already exists`);
     },
     async getRequest(id) {
-      const json = asOptionalString(await redis.command(['HGET', keys.request(id), 'json']));
+      const json = asOptionalString(await redis.evalScript(getRequestScript, [keys.request(id)], []));
       return json === null ? null : decodeRequest(json);
     },
     async updateRequest(next, expectedVersion, due, options) {

@@ -1,7 +1,7 @@
 import type { InteractiveRequest } from '../../../core/adapter-kit.js';
 
 /**
- * What the hash of a request keeps as its JSON: the fields in a fixed order without their names,
+ * What the record of a request keeps as its JSON: the fields in a fixed order without their names,
  * the organization and the sender first (the admission script writes those two itself, ahead of
  * the rest). A recipient is five entries: address as spelled, normalized address (0 when it reads
  * the same), value, answer time, and 1 when expired. About two thirds of the object's JSON; the

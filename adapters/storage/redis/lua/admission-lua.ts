@@ -73,7 +73,7 @@ if ARGV[19] == '1' and ARGV[10] == '1' and #users == 2 * distinct
     and redis.call('EXISTS', ARGV[20]) == 0 then
   local decoded, owner = pcall(cjson.decode, principal[5])
   if decoded and type(owner) == 'table' and type(owner.name) == 'string' then
-    redis.call('HSET', ARGV[20], 'version', ARGV[22], 'json', '[' .. json_string(key.organizationId)
+    redis.call('SET', ARGV[20], ARGV[22] .. ':[' .. json_string(key.organizationId)
       .. ',[' .. json_string(key.userId) .. ',' .. json_string(owner.name) .. '],' .. ARGV[21])
     apply_due(ARGV[24], ARGV[23], ARGV[25], ARGV, 27 + emails)
     created = '1'

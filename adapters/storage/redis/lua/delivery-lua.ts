@@ -1,7 +1,8 @@
 import { luaScript } from '../lua-script.js';
+import { versionedLua } from './shared-lua.js';
 
 /**
- * KEYS: deliveries hash, order list (kept only by the sends of earlier releases), request hash of the
+ * KEYS: deliveries hash, order list (kept only by the sends of earlier releases), request of the
  * send. ARGV: field, the stored JSON of the copy after its place (`<ref>,<deliveredAt>]`), ttl ms ('' for
  * none). Records a copy as `[<place>,<ref>,<deliveredAt>]`: a new (recipient, platform) takes the next
  * place (copies are never removed one by one, so that is the hash's length), a known one keeps its
@@ -9,7 +10,7 @@ import { luaScript } from '../lua-script.js';
  * expire that long from now; without, they keep the expiry they have. Answers the version of the
  * send's request, false (nil) when there is none.
  */
-export const addDeliveryScript = luaScript(`
+export const addDeliveryScript = luaScript(`${versionedLua}
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
 local place = existing and string.match(existing, '^%[(%d+),')
 if not place then place = redis.call('HLEN', KEYS[1]) + (existing and 0 or 1) end
@@ -19,7 +20,7 @@ if ARGV[3] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
 end
-return redis.call('HGET', KEYS[3], 'version')
+return read_version(KEYS[3])
 `);
 
 /**

@@ -1,32 +1,43 @@
 import { luaScript } from '../lua-script.js';
-import { dueLua } from './shared-lua.js';
+import { dueLua, versionedLua } from './shared-lua.js';
 
 /**
  * KEYS: request, due set, sequence. ARGV: item base, JSON, version, then encoded due changes. Inserts the
- * request and applies its due changes together; answers 0, changing nothing, when the id exists.
+ * request (the string `<version>:<JSON>`) and applies its due changes together; answers 0, changing
+ * nothing, when the id exists.
  */
 export const createRequestScript = luaScript(`${dueLua}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[3], 'json', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[3] .. ':' .. ARGV[2])
 apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 4)
 return 1
+`);
+
+/** KEYS: request. The JSON of the request, in either form (`versionedLua`), or nil when there is none. */
+export const getRequestScript = luaScript(`${versionedLua}
+return read_versioned(KEYS[1], 'json')
 `);
 
 /**
  * KEYS: request, due set, sequence, deliveries hash, delivery order. ARGV: item base, JSON, new
  * version, expected version, ttl ms ('' for none), then encoded due changes. Compare-and-set: writes
  * and applies the due changes only while the stored version is the expected one; with a ttl, the
- * request and its deliveries expire that long from now (a finished request). Answers 1 when it
- * wrote, 0 otherwise (also for an unknown request).
+ * request and its deliveries expire that long from now (a finished request), without, the request
+ * keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
  */
-export const updateRequestScript = luaScript(`${dueLua}
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[4] then return 0 end
-redis.call('HSET', KEYS[1], 'version', ARGV[3], 'json', ARGV[2])
-apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 6)
-if ARGV[5] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+export const updateRequestScript = luaScript(`${dueLua}${versionedLua}
+if read_version(KEYS[1]) ~= ARGV[4] then return 0 end
+local stored = ARGV[3] .. ':' .. ARGV[2]
+if ARGV[5] == '' then
+  -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
+  local ttl = redis.call('PTTL', KEYS[1])
+  redis.call('SET', KEYS[1], stored)
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+else
+  redis.call('SET', KEYS[1], stored, 'PX', ARGV[5])
   redis.call('PEXPIRE', KEYS[4], ARGV[5])
   redis.call('PEXPIRE', KEYS[5], ARGV[5])
 end
+apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 6)
 return 1
 `);

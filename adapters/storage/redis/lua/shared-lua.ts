@@ -67,6 +67,44 @@ local function apply_due(due_key, item_base, sequence_key, argv, start)
 end
 `;
 
+/**
+ * Records stored as one string `<version>:<value>` (transport-state records, requests), where earlier
+ * releases kept a hash `{version, <value field>}`, which is still read and is replaced by the string
+ * on the record's next write. A hash whose value outgrows 64 bytes becomes a hash table, about a
+ * third more memory than the string.
+ *
+ * `read_versioned(key, value_field)`: the value and version of the record at `key` (`value_field`
+ * names the value in the hash of an earlier release), or false and false when there is none (false,
+ * as Redis's own nil, so that a table of them stays an array).
+ *
+ * `read_version(key)`: the version alone, or false when there is none, without copying the value out
+ * of the record (a write needs only the version) and without asking for the key's type first: a
+ * plain GET, and the hash of an earlier release only when GET finds the key of another type.
+ */
+export const versionedLua = `
+local function read_versioned(key, value_field)
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'string' then
+    local stored = redis.call('GET', key)
+    local colon = string.find(stored, ':', 1, true)
+    return string.sub(stored, colon + 1), string.sub(stored, 1, colon - 1)
+  elseif kind == 'hash' then
+    local r = redis.call('HMGET', key, value_field, 'version')
+    return r[1], r[2]
+  end
+  return false, false
+end
+local function read_version(key)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)
+  elseif type(stored) == 'table' and stored.err then
+    return redis.call('HGET', key, 'version')
+  end
+  return false
+end
+`;
+
 /** `server_now()`: the Redis server's clock in whole epoch milliseconds, as `Date.now()` would read it. */
 export const serverNowLua = `
 local function server_now()
