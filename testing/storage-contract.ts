@@ -112,14 +112,12 @@ const interactiveRequest = (overrides: Partial<InteractiveRequest> = {}): Intera
   ...overrides,
 });
 
-const dueItem = (overrides: Partial<DueItem> = {}): DueItem => ({
-  id: uid('due'),
-  kind: 'timeout',
-  requestId: uid('req'),
-  runAt: t0,
-  attempt: 0,
-  ...overrides,
-});
+/** A due item whose id, unless given, is `<kind>:<requestId>` as the core's are (`timeoutItemId`). */
+const dueItem = (overrides: Partial<DueItem> = {}): DueItem => {
+  const kind = overrides.kind ?? 'timeout';
+  const requestId = overrides.requestId ?? uid('req');
+  return { id: `${kind}:${requestId}`, kind, requestId, runAt: t0, attempt: 0, ...overrides };
+};
 
 const delivery = (sendId: string, recipient: string, platform: string, ts: string): DeliveryRecord => ({
   sendId,

@@ -467,6 +467,86 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(claimed.map((item) => item.id)).toEqual(['z', 'a', 'q', 'b', 'm']);
     }));
 
+  it("keeps a request's unclaimed timeout as a string, its member, and makes it a hash when claimed", () =>
+    withStorage(async ({ dueWork }, keyPrefix) => {
+      const timeout: DueItem = {
+        id: 'timeout:req_c',
+        kind: 'timeout',
+        requestId: 'req_c',
+        runAt: t0,
+        attempt: 0,
+      };
+      const callback: DueItem = {
+        id: 'callback:req_c',
+        kind: 'callback',
+        requestId: 'req_c',
+        runAt: t0,
+        attempt: 1,
+      };
+      await dueWork.enqueue([timeout, callback, dueItem('odd', t0)]);
+      const key = (id: string) => `${keyPrefix}due-item:${id}`;
+      const member = await shared!.get(key(timeout.id));
+      expect(member).toMatch(/^\d{16}:timeout:req_c$/);
+      expect(await shared!.zScore(`${keyPrefix}due`, member!)).toBe(t0);
+      expect(await shared!.type(key(callback.id))).toBe('hash');
+      expect(await shared!.type(key('odd'))).toBe('hash');
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
+        timeout,
+        callback,
+        dueItem('odd', t0),
+      ]);
+      expect(await shared!.hGetAll(key(timeout.id))).toEqual({
+        kind: 'timeout',
+        requestId: 'req_c',
+        runAt: String(t0),
+        attempt: '0',
+        member: claimed[0]!.leaseToken,
+        lease: claimed[0]!.leaseToken,
+      });
+      expect(await shared!.zCard(`${keyPrefix}due`)).toBe(3);
+      await dueWork.reschedule(claimed[0]!, t0 + 5);
+      expect(await dueWork.claim(t0 + 5, 10, 1000)).toMatchObject([
+        { ...timeout, runAt: t0 + 5, attempt: 1 },
+      ]);
+    }));
+
+  it('leaves a compact timeout alone on a complete or reschedule with a token it never gave', () =>
+    withStorage(async ({ dueWork }) => {
+      const timeout = { ...dueItem('timeout:req_d', t0), requestId: 'req_d' };
+      await dueWork.enqueue([timeout]);
+      const forged = { ...timeout, leaseToken: 'x' };
+      await dueWork.complete(forged);
+      await dueWork.reschedule(forged, t0 + 100);
+      expect(await dueWork.nextRunAt()).toBe(t0);
+      expect((await dueWork.claim(t0, 10, 1000)).map((item) => item.id)).toEqual(['timeout:req_d']);
+    }));
+
+  it("claims and cancels a request's timeout kept as a hash by earlier releases", () =>
+    withStorage(async ({ dueWork, requests }, keyPrefix) => {
+      const member = (id: string) => `${'0'.repeat(15)}1:${id}`;
+      for (const id of ['timeout:req_old', 'timeout:req_gone']) {
+        await shared!.hSet(`${keyPrefix}due-item:${id}`, {
+          kind: 'timeout',
+          requestId: id.slice('timeout:'.length),
+          runAt: String(t0),
+          attempt: '0',
+          member: member(id),
+        });
+        await shared!.zAdd(`${keyPrefix}due`, { score: t0, value: member(id) });
+      }
+      await requests.createRequest(request('req_gone', 0), { enqueue: [], cancel: [] });
+      await requests.updateRequest(request('req_gone', 1), 0, { enqueue: [], cancel: ['timeout:req_gone'] });
+      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_gone`)).toBe(0);
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
+        { id: 'timeout:req_old', kind: 'timeout', requestId: 'req_old', runAt: t0, attempt: 0 },
+      ]);
+      expect(await dueWork.nextRunAt()).toBe(t0 + 1000);
+      await dueWork.complete(claimed[0]!);
+      expect(await dueWork.nextRunAt()).toBeNull();
+    }));
+
   it('lists users in the order of their first save, as the memory adapter does', () =>
     withStorage(async ({ directory }) => {
       const saved = [];

@@ -12,7 +12,8 @@ import type { RedisRunner } from './redis-runner.js';
 import { asOptionalNumber, asString, chunks } from './replies.js';
 
 /**
- * Due work in a sorted set scored by when each item becomes claimable, with each item in a hash.
+ * Due work in a sorted set scored by when each item becomes claimable, with each item in a record of
+ * its own (`dueLua`: a hash, or a string for a request's timeout not yet claimed).
  * Claims, completions and reschedules are single scripts, so a lease is granted to one worker only
  * and a stale lease token changes nothing. The lowest score is the next time anything is claimable.
  */

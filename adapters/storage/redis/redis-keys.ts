@@ -50,7 +50,10 @@ export interface RedisKeys {
    * keep scheduling order), scored by when each becomes claimable (runAt or lease end).
    */
   due: string;
-  /** Base of the hashes `{kind, requestId, runAt, attempt, member, lease}` of due items. */
+  /**
+   * Base of the records of due items: hashes `{kind, requestId, runAt, attempt, member, lease}`, or
+   * for an unclaimed first attempt whose id is `<kind>:<requestId>`, a string, its member.
+   */
   dueItemBase: string;
   /** Hash: JSON `[recipient, platform]` → JSON `[place, ref, deliveredAt]` of a copy, of one send. */
   deliveries(sendId: string): string;

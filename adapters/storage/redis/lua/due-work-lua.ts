@@ -10,18 +10,32 @@ return 1
 /**
  * KEYS: due set, sequence. ARGV: item base, now, limit, lease end. Leases up to `limit` items whose
  * score (runAt, or the end of a lease) is at most now, moving each to the lease end under a new
- * member, which is its lease token; answers id, kind, requestId, runAt, attempt and token of each.
- * The range is read once, before any score moves, so an item leased until `now` (lease 0) cannot
- * come out twice in one claim.
+ * member, which is its lease token (a compact item becomes a hash first); answers id, kind,
+ * requestId, runAt, attempt and token of each. The range is read once, before any score moves, so
+ * an item leased until `now` (lease 0) cannot come out twice in one claim. A member that is not its
+ * item's current one (left behind) is removed.
  */
 export const claimScript = luaScript(`${dueLua}
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, ARGV[3])
+local range = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
 local out = {}
-for _, m in ipairs(members) do
+for i = 1, #range, 2 do
+  local m = range[i]
   local id = member_id(m)
   local item_key = ARGV[1] .. id
-  local f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
-  if f[1] and f[5] == m then
+  local stored = redis.pcall('GET', item_key)
+  local f = false
+  if type(stored) == 'string' then
+    if stored == m then
+      f = compact_fields(id, m, range[i + 1])
+      redis.call('DEL', item_key)
+      redis.call('ZREM', KEYS[1], m)
+      redis.call('HSET', item_key, 'kind', f[1], 'requestId', f[2], 'runAt', f[3], 'attempt', f[4])
+    end
+  elseif type(stored) == 'table' and stored.err then
+    f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
+    if not f[1] or f[5] ~= m then f = false end
+  end
+  if f then
     local token = schedule_due(KEYS[1], item_key, id, KEYS[2], ARGV[4])
     redis.call('HSET', item_key, 'lease', token)
     table.insert(out, id)
@@ -37,10 +51,13 @@ end
 return out
 `);
 
-/** KEYS: due set. ARGV: item base, id, lease token. Removes the item if the token still holds its lease. */
+/**
+ * KEYS: due set. ARGV: item base, id, lease token. Removes the item if the token still holds its
+ * lease (an item that is a string, never claimed, holds none).
+ */
 export const completeScript = luaScript(`${dueLua}
 local item_key = ARGV[1] .. ARGV[2]
-if redis.call('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
+if redis.pcall('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
 drop_due(KEYS[1], item_key)
 return 1
 `);
@@ -51,7 +68,7 @@ return 1
  */
 export const rescheduleScript = luaScript(`${dueLua}
 local item_key = ARGV[1] .. ARGV[2]
-if redis.call('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
+if redis.pcall('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
 redis.call('HSET', item_key, 'runAt', ARGV[4])
 redis.call('HINCRBY', item_key, 'attempt', 1)
 redis.call('HDEL', item_key, 'lease')

@@ -20,18 +20,35 @@ end
 `;
 
 /**
- * Due items: a sorted set of members scored by when each item becomes claimable, and a hash per
+ * Due items: a sorted set of members scored by when each item becomes claimable, and a record per
  * item. An item's member is `<sequence>:<id>` with a fresh sequence on every (re)scheduling, so
  * items due at the same time come out in the order they were scheduled, as the memory adapter's
  * heap does; the member also serves as the lease token of a claim, unique for ever.
  *
- * `schedule_due(due_key, item_key, id, sequence_key, at)` gives an item a new member at `at`;
- * `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key, argv,
- * start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at `start`:
- * cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item replaces any
- * item of its id and frees its lease.
+ * A record is a hash `{kind, requestId, runAt, attempt, member, lease}`, except for the item that
+ * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` (a
+ * request's timeout): that is a string, its member, which with the id and the score says all the
+ * hash would (about 100 bytes less of Redis memory each). A claim turns it into the hash.
+ *
+ * `item_member(item_key)` reads the member of either form (false when there is no item);
+ * `compact_fields(id, m, score)` the fields of a compact item as a claim answers them;
+ * `schedule_due(due_key, item_key, id, sequence_key, at)` gives the item of a hash a new member at
+ * `at`; `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key,
+ * argv, start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at
+ * `start`: cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item
+ * replaces any item of its id and frees its lease.
  */
 export const dueLua = `${memberLua}
+local function item_member(item_key)
+  local stored = redis.pcall('GET', item_key)
+  if type(stored) == 'string' then return stored end
+  if type(stored) == 'table' and stored.err then return redis.call('HGET', item_key, 'member') end
+  return false
+end
+local function compact_fields(id, m, score)
+  local colon = string.find(id, ':', 1, true)
+  return { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), score, '0', m }
+end
 local function schedule_due(due_key, item_key, id, sequence_key, at)
   local old = redis.call('HGET', item_key, 'member')
   if old then redis.call('ZREM', due_key, old) end
@@ -41,7 +58,7 @@ local function schedule_due(due_key, item_key, id, sequence_key, at)
   return m
 end
 local function drop_due(due_key, item_key)
-  local old = redis.call('HGET', item_key, 'member')
+  local old = item_member(item_key)
   if old then redis.call('ZREM', due_key, old) end
   redis.call('DEL', item_key)
 end
@@ -56,12 +73,17 @@ local function apply_due(due_key, item_base, sequence_key, argv, start)
   local enqueues = tonumber(argv[i])
   i = i + 1
   for _ = 1, enqueues do
-    local id = argv[i]
+    local id, kind, request_id, run_at, attempt = argv[i], argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]
     local item_key = item_base .. id
     drop_due(due_key, item_key)
-    redis.call('HSET', item_key, 'kind', argv[i + 1], 'requestId', argv[i + 2], 'runAt', argv[i + 3],
-      'attempt', argv[i + 4])
-    schedule_due(due_key, item_key, id, sequence_key, argv[i + 3])
+    if attempt == '0' and id == kind .. ':' .. request_id then
+      local m = member(sequence_key, id)
+      redis.call('SET', item_key, m)
+      redis.call('ZADD', due_key, run_at, m)
+    else
+      redis.call('HSET', item_key, 'kind', kind, 'requestId', request_id, 'runAt', run_at, 'attempt', attempt)
+      schedule_due(due_key, item_key, id, sequence_key, run_at)
+    end
     i = i + 5
   end
 end
