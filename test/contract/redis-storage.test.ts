@@ -511,6 +511,16 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       ]);
     }));
 
+  it('keeps an item whose kind has a colon as a hash, so that its id cannot be split wrongly', () =>
+    withStorage(async ({ dueWork }, keyPrefix) => {
+      // Not a kind of the core's, but the port's type is all a caller from JavaScript is held to.
+      const item = { id: 'a:b:c', kind: 'a:b' as DueItem['kind'], requestId: 'c', runAt: t0, attempt: 0 };
+      await dueWork.enqueue([item]);
+      expect(await shared!.type(`${keyPrefix}due-item:a:b:c`)).toBe('hash');
+      const [claimed] = await dueWork.claim(t0, 10, 1000);
+      expect(claimed).toMatchObject(item);
+    }));
+
   it('leaves a compact timeout alone on a complete or reschedule with a token it never gave', () =>
     withStorage(async ({ dueWork }) => {
       const timeout = { ...dueItem('timeout:req_d', t0), requestId: 'req_d' };
@@ -525,6 +535,8 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
   it("claims and cancels a request's timeout kept as a hash by earlier releases", () =>
     withStorage(async ({ dueWork, requests }, keyPrefix) => {
       const member = (id: string) => `${'0'.repeat(15)}1:${id}`;
+      // New members (lease tokens) must differ from the old ones, as they would in a live store.
+      await shared!.set(`${keyPrefix}sequence`, '100');
       for (const id of ['timeout:req_old', 'timeout:req_gone']) {
         await shared!.hSet(`${keyPrefix}due-item:${id}`, {
           kind: 'timeout',
@@ -538,11 +550,14 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       await requests.createRequest(request('req_gone', 0), { enqueue: [], cancel: [] });
       await requests.updateRequest(request('req_gone', 1), 0, { enqueue: [], cancel: ['timeout:req_gone'] });
       expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_gone`)).toBe(0);
+      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([member('timeout:req_old')]);
       const claimed = await dueWork.claim(t0, 10, 1000);
       expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
         { id: 'timeout:req_old', kind: 'timeout', requestId: 'req_old', runAt: t0, attempt: 0 },
       ]);
       expect(await dueWork.nextRunAt()).toBe(t0 + 1000);
+      expect(claimed[0]!.leaseToken).not.toBe(member('timeout:req_old'));
+      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([claimed[0]!.leaseToken]);
       await dueWork.complete(claimed[0]!);
       expect(await dueWork.nextRunAt()).toBeNull();
     }));

@@ -32,7 +32,8 @@ if ARGV[5] == '' then
   -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
   local ttl = redis.call('PTTL', KEYS[1])
   redis.call('SET', KEYS[1], stored)
-  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+  -- 0 is a key in its last millisecond: PEXPIRE 0 lets it go as it would have.
+  if ttl >= 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 else
   redis.call('SET', KEYS[1], stored, 'PX', ARGV[5])
   redis.call('PEXPIRE', KEYS[4], ARGV[5])

@@ -26,8 +26,8 @@ end
  * heap does; the member also serves as the lease token of a claim, unique for ever.
  *
  * A record is a hash `{kind, requestId, runAt, attempt, member, lease}`, except for the item that
- * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` (a
- * request's timeout): that is a string, its member, which with the id and the score says all the
+ * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` with
+ * no `:` in the kind (a request's timeout): that is a string, its member, which with the id and the score says all the
  * hash would (about 100 bytes less of Redis memory each). A claim turns it into the hash.
  *
  * `item_member(item_key)` reads the member of either form (false when there is no item);
@@ -76,7 +76,7 @@ local function apply_due(due_key, item_base, sequence_key, argv, start)
     local id, kind, request_id, run_at, attempt = argv[i], argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]
     local item_key = item_base .. id
     drop_due(due_key, item_key)
-    if attempt == '0' and id == kind .. ':' .. request_id then
+    if attempt == '0' and id == kind .. ':' .. request_id and not string.find(kind, ':', 1, true) then
       local m = member(sequence_key, id)
       redis.call('SET', item_key, m)
       redis.call('ZADD', due_key, run_at, m)
