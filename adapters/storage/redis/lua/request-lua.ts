@@ -25,7 +25,7 @@ return read_versioned(KEYS[1], 'json')
  * request and its deliveries expire that long from now (a finished request), without, the request
  * keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
  */
-export const updateRequestScript = luaScript(`${dueLua}${versionedLua}
+export const updateRequestScript = luaScript(`${dueLua}
 if read_version(KEYS[1]) ~= ARGV[4] then return 0 end
 local stored = ARGV[3] .. ':' .. ARGV[2]
 if ARGV[5] == '' then

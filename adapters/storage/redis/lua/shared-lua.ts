@@ -20,6 +20,49 @@ end
 `;
 
 /**
+ * Records stored as one string `<version>:<value>` (transport-state records, requests), where earlier
+ * releases kept a hash `{version, <value field>}`, which is still read and is replaced by the string
+ * on the record's next write. A hash whose value outgrows 64 bytes becomes a hash table, about a
+ * third more memory than the string.
+ *
+ * `read_versioned(key, value_field)`: the value and version of the record at `key` (`value_field`
+ * names the value in the hash of an earlier release), or false and false when there is none (false,
+ * as Redis's own nil, so that a table of them stays an array).
+ *
+ * `read_version(key)`: the version alone, or false when there is none, without copying the value out
+ * of the record (a write needs only the version) and without asking for the key's type first.
+ *
+ * `string_or_field(key, field)`: the string at `key`, or when `key` holds a hash (an earlier form),
+ * its field `field` and true; false when there is no key. A plain GET, and HGET only when GET finds
+ * the key of another type.
+ */
+export const versionedLua = `
+local function string_or_field(key, field)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then return stored, false end
+  if type(stored) == 'table' and stored.err then return redis.call('HGET', key, field), true end
+  return false, false
+end
+local function read_versioned(key, value_field)
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'string' then
+    local stored = redis.call('GET', key)
+    local colon = string.find(stored, ':', 1, true)
+    return string.sub(stored, colon + 1), string.sub(stored, 1, colon - 1)
+  elseif kind == 'hash' then
+    local r = redis.call('HMGET', key, value_field, 'version')
+    return r[1], r[2]
+  end
+  return false, false
+end
+local function read_version(key)
+  local stored, from_hash = string_or_field(key, 'version')
+  if stored and not from_hash then return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1) end
+  return stored
+end
+`;
+
+/**
  * Due items: a sorted set of members scored by when each item becomes claimable, and a record per
  * item. An item's member is `<sequence>:<id>` with a fresh sequence on every (re)scheduling, so
  * items due at the same time come out in the order they were scheduled, as the memory adapter's
@@ -27,24 +70,19 @@ end
  *
  * A record is a hash `{kind, requestId, runAt, attempt, member, lease}`, except for the item that
  * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` with
- * no `:` in the kind (a request's timeout): that is a string, its member, which with the id and the score says all the
- * hash would (about 100 bytes less of Redis memory each). A claim turns it into the hash.
+ * no `:` in the kind (a request's timeout): that is a string, its member, which with the id and the
+ * score says all the hash would (about 100 bytes less of Redis memory each). A claim turns it into
+ * the hash. The fragment includes `versionedLua`.
  *
- * `item_member(item_key)` reads the member of either form (false when there is no item);
- * `compact_fields(id, m, score)` the fields of a compact item as a claim answers them;
+ * `compact_fields(id, m, score)`: the fields of a compact item as a claim answers them;
  * `schedule_due(due_key, item_key, id, sequence_key, at)` gives the item of a hash a new member at
  * `at`; `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key,
  * argv, start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at
  * `start`: cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item
- * replaces any item of its id and frees its lease.
+ * replaces any item of its id and frees its lease. The member of either form of record is
+ * `string_or_field(item_key, 'member')`.
  */
-export const dueLua = `${memberLua}
-local function item_member(item_key)
-  local stored = redis.pcall('GET', item_key)
-  if type(stored) == 'string' then return stored end
-  if type(stored) == 'table' and stored.err then return redis.call('HGET', item_key, 'member') end
-  return false
-end
+export const dueLua = `${memberLua}${versionedLua}
 local function compact_fields(id, m, score)
   local colon = string.find(id, ':', 1, true)
   return { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), score, '0', m }
@@ -58,7 +96,7 @@ local function schedule_due(due_key, item_key, id, sequence_key, at)
   return m
 end
 local function drop_due(due_key, item_key)
-  local old = item_member(item_key)
+  local old = string_or_field(item_key, 'member')
   if old then redis.call('ZREM', due_key, old) end
   redis.call('DEL', item_key)
 end
@@ -86,44 +124,6 @@ local function apply_due(due_key, item_base, sequence_key, argv, start)
     end
     i = i + 5
   end
-end
-`;
-
-/**
- * Records stored as one string `<version>:<value>` (transport-state records, requests), where earlier
- * releases kept a hash `{version, <value field>}`, which is still read and is replaced by the string
- * on the record's next write. A hash whose value outgrows 64 bytes becomes a hash table, about a
- * third more memory than the string.
- *
- * `read_versioned(key, value_field)`: the value and version of the record at `key` (`value_field`
- * names the value in the hash of an earlier release), or false and false when there is none (false,
- * as Redis's own nil, so that a table of them stays an array).
- *
- * `read_version(key)`: the version alone, or false when there is none, without copying the value out
- * of the record (a write needs only the version) and without asking for the key's type first: a
- * plain GET, and the hash of an earlier release only when GET finds the key of another type.
- */
-export const versionedLua = `
-local function read_versioned(key, value_field)
-  local kind = redis.call('TYPE', key).ok
-  if kind == 'string' then
-    local stored = redis.call('GET', key)
-    local colon = string.find(stored, ':', 1, true)
-    return string.sub(stored, colon + 1), string.sub(stored, 1, colon - 1)
-  elseif kind == 'hash' then
-    local r = redis.call('HMGET', key, value_field, 'version')
-    return r[1], r[2]
-  end
-  return false, false
-end
-local function read_version(key)
-  local stored = redis.pcall('GET', key)
-  if type(stored) == 'string' then
-    return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)
-  elseif type(stored) == 'table' and stored.err then
-    return redis.call('HGET', key, 'version')
-  end
-  return false
 end
 `;
 
