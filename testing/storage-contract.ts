@@ -1282,7 +1282,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
       // An adapter may keep the items of the core's ids (`<kind>:<requestId>`, most of them a request's
       // timeout) in a form of their own: leases and replacements hold for both kinds of id.
       for (const [form, make] of [
-        ["the core's form", (overrides: Partial<DueItem> = {}) => dueItem(overrides)],
+        ["the core's form", dueItem],
         ['any other form', (overrides: Partial<DueItem> = {}) => dueItem({ id: uid('due'), ...overrides })],
       ] as const) {
         describe(`with an id of ${form}`, () => {
