@@ -10,10 +10,10 @@ return 1
 /**
  * KEYS: due set, sequence. ARGV: item base, now, limit, lease end. Leases up to `limit` items whose
  * score (runAt, or the end of a lease) is at most now, moving each to the lease end under a new
- * member, which is its lease token (a compact item becomes a hash first); answers id, kind,
- * requestId, runAt, attempt and token of each. The range is read once, before any score moves, so
- * an item leased until `now` (lease 0) cannot come out twice in one claim. A member that is not its
- * item's current one (left behind) is removed.
+ * member, which is its lease token (a compact item becomes a hash); answers id, kind, requestId,
+ * runAt, attempt and token of each. The range is read once, before any score moves, so an item
+ * leased until `now` (lease 0) cannot come out twice in one claim. A member that is not its item's
+ * current one (left behind) is removed.
  */
 export const claimScript = luaScript(`${dueLua}
 local range = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
@@ -24,28 +24,25 @@ for i = 1, #range, 2 do
   local item_key = ARGV[1] .. id
   local stored = redis.pcall('GET', item_key)
   local f = false
-  if type(stored) == 'string' then
-    if stored == m then
-      f = compact_fields(id, m, range[i + 1])
-      redis.call('DEL', item_key)
-      redis.call('ZREM', KEYS[1], m)
-      redis.call('HSET', item_key, 'kind', f[1], 'requestId', f[2], 'runAt', f[3], 'attempt', f[4])
-    end
+  if stored == m then
+    f = compact_fields(id, m, range[i + 1])
+    redis.call('DEL', item_key)
   elseif type(stored) == 'table' and stored.err then
     f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
     if not f[1] or f[5] ~= m then f = false end
   end
+  redis.call('ZREM', KEYS[1], m)
   if f then
-    local token = schedule_due(KEYS[1], item_key, id, KEYS[2], ARGV[4])
-    redis.call('HSET', item_key, 'lease', token)
+    local token = member(KEYS[2], id)
+    redis.call('HSET', item_key, 'kind', f[1], 'requestId', f[2], 'runAt', f[3], 'attempt', f[4],
+      'member', token, 'lease', token)
+    redis.call('ZADD', KEYS[1], ARGV[4], token)
     table.insert(out, id)
     table.insert(out, f[1])
     table.insert(out, f[2])
     table.insert(out, f[3])
     table.insert(out, f[4])
     table.insert(out, token)
-  else
-    redis.call('ZREM', KEYS[1], m)
   end
 end
 return out
@@ -53,12 +50,14 @@ return out
 
 /**
  * KEYS: due set. ARGV: item base, id, lease token. Removes the item if the token still holds its
- * lease (an item that is a string, never claimed, holds none).
+ * lease (an item that is a string, never claimed, holds none). A leased item's member is its lease
+ * token: a claim gives it both, and whatever changes the member frees the lease.
  */
-export const completeScript = luaScript(`${dueLua}
+export const completeScript = luaScript(`
 local item_key = ARGV[1] .. ARGV[2]
 if redis.pcall('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
-drop_due(KEYS[1], item_key)
+redis.call('ZREM', KEYS[1], ARGV[3])
+redis.call('DEL', item_key)
 return 1
 `);
 
