@@ -1,6 +1,6 @@
 import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import { encodeDueChanges } from './due-changes.js';
-import { createRequestScript, getRequestScript, updateRequestScript } from './lua/request-lua.js';
+import { createRequestScript, updateRequestScript } from './lua/request-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asNumber, asOptionalString } from './replies.js';
@@ -26,7 +26,19 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
       if (asNumber(created) !== 1) throw new NotifyError('internal', `Request ${request.id} already exists`);
     },
     async getRequest(id) {
-      const json = asOptionalString(await redis.evalScript(getRequestScript, [keys.request(id)], []));
+      const key = keys.request(id);
+      // A plain GET, not a script: every status read and every transition reads a request. The hash
+      // of an earlier release answers WRONGTYPE, and is then read as a hash.
+      const json = await redis.command(['GET', key]).then(
+        (reply) => {
+          const stored = asOptionalString(reply);
+          return stored === null ? null : stored.slice(stored.indexOf(':') + 1);
+        },
+        async (error: unknown) => {
+          if (!(error instanceof Error && error.message.startsWith('WRONGTYPE'))) throw error;
+          return asOptionalString(await redis.command(['HGET', key, 'json']));
+        },
+      );
       return json === null ? null : decodeRequest(json);
     },
     async updateRequest(next, expectedVersion, due, options) {

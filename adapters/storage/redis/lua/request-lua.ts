@@ -1,5 +1,5 @@
 import { luaScript } from '../lua-script.js';
-import { dueLua, versionedLua } from './shared-lua.js';
+import { dueLua } from './shared-lua.js';
 
 /**
  * KEYS: request, due set, sequence. ARGV: item base, JSON, version, then encoded due changes. Inserts the
@@ -11,11 +11,6 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[3] .. ':' .. ARGV[2])
 apply_due(KEYS[2], ARGV[1], KEYS[3], ARGV, 4)
 return 1
-`);
-
-/** KEYS: request. The JSON of the request, in either form (`versionedLua`), or nil when there is none. */
-export const getRequestScript = luaScript(`${versionedLua}
-return read_versioned(KEYS[1], 'json')
 `);
 
 /**

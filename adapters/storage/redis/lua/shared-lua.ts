@@ -79,8 +79,7 @@ end
  * `at`; `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key,
  * argv, start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at
  * `start`: cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item
- * replaces any item of its id and frees its lease. The member of either form of record is
- * `string_or_field(item_key, 'member')`.
+ * replaces any item of its id and frees its lease.
  */
 export const dueLua = `${memberLua}${versionedLua}
 local function compact_fields(id, m, score)
@@ -96,7 +95,9 @@ local function schedule_due(due_key, item_key, id, sequence_key, at)
   return m
 end
 local function drop_due(due_key, item_key)
-  local old = string_or_field(item_key, 'member')
+  -- HGET first: a timeout is cancelled as it expires, claimed (a hash) by then.
+  local old = redis.pcall('HGET', item_key, 'member')
+  if type(old) == 'table' then old = redis.call('GET', item_key) end
   if old then redis.call('ZREM', due_key, old) end
   redis.call('DEL', item_key)
 end
