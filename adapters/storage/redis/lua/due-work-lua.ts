@@ -25,7 +25,9 @@ for i = 1, #range, 2 do
   local stored = redis.pcall('GET', item_key)
   local f = false
   if stored == m then
-    f = compact_fields(id, m, range[i + 1])
+    -- A compact item: its id is <kind>:<requestId>, its score its runAt, its attempt the first.
+    local colon = string.find(id, ':', 1, true)
+    f = { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), range[i + 1], '0' }
     redis.call('DEL', item_key)
   elseif type(stored) == 'table' and stored.err then
     f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')

@@ -1,5 +1,5 @@
 import { luaScript } from '../lua-script.js';
-import { dueLua } from './shared-lua.js';
+import { dueLua, versionedLua } from './shared-lua.js';
 
 /**
  * KEYS: request, due set, sequence. ARGV: item base, JSON, version, then encoded due changes. Inserts the
@@ -20,7 +20,7 @@ return 1
  * request and its deliveries expire that long from now (a finished request), without, the request
  * keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
  */
-export const updateRequestScript = luaScript(`${dueLua}
+export const updateRequestScript = luaScript(`${dueLua}${versionedLua}
 if read_version(KEYS[1]) ~= ARGV[4] then return 0 end
 local stored = ARGV[3] .. ':' .. ARGV[2]
 if ARGV[5] == '' then

@@ -30,19 +30,10 @@ end
  * as Redis's own nil, so that a table of them stays an array).
  *
  * `read_version(key)`: the version alone, or false when there is none, without copying the value out
- * of the record (a write needs only the version) and without asking for the key's type first.
- *
- * `string_or_field(key, field)`: the string at `key`, or when `key` holds a hash (an earlier form),
- * its field `field` and true; false when there is no key. A plain GET, and HGET only when GET finds
- * the key of another type.
+ * of the record (a write needs only the version) and without asking for the key's type first: a
+ * plain GET, and the hash of an earlier release only when GET finds the key of another type.
  */
 export const versionedLua = `
-local function string_or_field(key, field)
-  local stored = redis.pcall('GET', key)
-  if type(stored) == 'string' then return stored, false end
-  if type(stored) == 'table' and stored.err then return redis.call('HGET', key, field), true end
-  return false, false
-end
 local function read_versioned(key, value_field)
   local kind = redis.call('TYPE', key).ok
   if kind == 'string' then
@@ -56,9 +47,13 @@ local function read_versioned(key, value_field)
   return false, false
 end
 local function read_version(key)
-  local stored, from_hash = string_or_field(key, 'version')
-  if stored and not from_hash then return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1) end
-  return stored
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)
+  elseif type(stored) == 'table' and stored.err then
+    return redis.call('HGET', key, 'version')
+  end
+  return false
 end
 `;
 
@@ -72,20 +67,15 @@ end
  * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` with
  * no `:` in the kind (a request's timeout): that is a string, its member, which with the id and the
  * score says all the hash would (about 100 bytes less of Redis memory each). A claim turns it into
- * the hash. The fragment includes `versionedLua`.
+ * the hash.
  *
- * `compact_fields(id, m, score)`: the fields of a compact item as a claim answers them;
  * `schedule_due(due_key, item_key, id, sequence_key, at)` gives the item of a hash a new member at
  * `at`; `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key,
  * argv, start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at
  * `start`: cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item
  * replaces any item of its id and frees its lease.
  */
-export const dueLua = `${memberLua}${versionedLua}
-local function compact_fields(id, m, score)
-  local colon = string.find(id, ':', 1, true)
-  return { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), score, '0', m }
-end
+export const dueLua = `${memberLua}
 local function schedule_due(due_key, item_key, id, sequence_key, at)
   local old = redis.call('HGET', item_key, 'member')
   if old then redis.call('ZREM', due_key, old) end
