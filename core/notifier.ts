@@ -213,8 +213,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
     retentionMs,
   };
   for (const transport of options.transports) {
-    const state = scopedTransportState(options.storage.transportState, transport.platform);
-    transport.connect({ ...sink, state });
+    const { platform } = transport;
+    const state = scopedTransportState(options.storage.transportState, platform);
+    const copies = async (sendId: string) =>
+      (await options.storage.deliveries.listDeliveries(sendId)).filter((copy) => copy.platform === platform);
+    transport.connect({ ...sink, state, copies });
   }
   const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
 

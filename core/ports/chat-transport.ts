@@ -1,7 +1,7 @@
 import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import type { Route } from '../http/types.js';
-import type { DeliveryRef } from './delivery-store.js';
+import type { DeliveryRecord, DeliveryRef } from './delivery-store.js';
 import type { TransportStateStore } from './transport-state-store.js';
 
 /** Where a transport reaches one user. */
@@ -43,6 +43,13 @@ export interface ChatSink {
   click: (click: Click) => Promise<ClickOutcome>;
   /** Every user the core knows, for transports that list them (the inbox page). */
   listUsers: () => Promise<User[]>;
+  /**
+   * The copies of a send that this transport delivered, as the core recorded them (recipient and
+   * the ref that {@link ChatTransport.deliver} answered), in the order they were recorded; empty
+   * for a send the core no longer keeps. A transport that puts in a ref what it needs to route a
+   * click can find it here, and need not keep a record of every copy of its own.
+   */
+  copies: (sendId: string) => Promise<DeliveryRecord[]>;
   /**
    * This transport's own storage (message references, user-id caches, installations), on the
    * notifier's storage and shared by every instance on it. Its keys are this platform's alone:

@@ -16,7 +16,7 @@ import type {
   Click,
   ClickOutcome,
 } from '../../core/ports/chat-transport.js';
-import type { DeliveryRef } from '../../core/ports/delivery-store.js';
+import type { DeliveryRecord, DeliveryRef } from '../../core/ports/delivery-store.js';
 import { chromiumArgs, chromiumPath, hasChromium, skipWithoutChromium } from '../support/chromium.js';
 
 const skip = skipWithoutChromium('the inbox page browser test');
@@ -59,14 +59,14 @@ const view = (overrides: Partial<MessageView> & Pick<MessageView, 'text'>): Mess
  */
 class UpdatingSink implements ChatSink {
   readonly clicks: Click[] = [];
-  readonly copies = new Map<string, { delivery: ChatDelivery; ref: DeliveryRef }>();
+  readonly delivered = new Map<string, { delivery: ChatDelivery; ref: DeliveryRef }>();
   readonly state = memoryStorage().transportState;
 
   constructor(private readonly transport: ChatTransport) {}
 
   async click(click: Click): Promise<ClickOutcome> {
     this.clicks.push(click);
-    const copy = this.copies.get(`${click.requestId} ${click.recipient}`);
+    const copy = this.delivered.get(`${click.requestId} ${click.recipient}`);
     if (copy === undefined) return 'not-found';
     const chosen = copy.delivery.message.buttons.find((button) => button.value === click.value);
     if (chosen === undefined) return 'unknown-option';
@@ -86,6 +86,18 @@ class UpdatingSink implements ChatSink {
     return users;
   }
 
+  async copies(sendId: string): Promise<DeliveryRecord[]> {
+    return [...this.delivered.values()]
+      .filter(({ delivery }) => delivery.message.sendId === sendId)
+      .map(({ delivery, ref }) => ({
+        sendId,
+        recipient: delivery.recipient,
+        platform: 'inbox',
+        ref,
+        deliveredAt: 0,
+      }));
+  }
+
   async deliver(recipient: string, message: MessageView): Promise<void> {
     const delivery: ChatDelivery = {
       organization,
@@ -94,7 +106,8 @@ class UpdatingSink implements ChatSink {
       message,
     };
     const ref = await this.transport.deliver(delivery);
-    if (message.kind === 'interactive') this.copies.set(`${message.sendId} ${recipient}`, { delivery, ref });
+    if (message.kind === 'interactive')
+      this.delivered.set(`${message.sendId} ${recipient}`, { delivery, ref });
   }
 }
 

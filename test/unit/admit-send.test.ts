@@ -40,6 +40,7 @@ function plainSendContext(storage: StoragePorts, perKeyBurst = 10): CoreContext 
   transport.connect({
     click: async () => 'not-found',
     listUsers: async () => [],
+    copies: async () => [],
     state: storage.transportState,
   });
   const context: Omit<CoreContext, 'machine' | 'dueWork'> = {

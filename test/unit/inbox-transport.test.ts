@@ -14,7 +14,7 @@ import type {
   Click,
   ClickOutcome,
 } from '../../core/ports/chat-transport.js';
-import type { DeliveryRef } from '../../core/ports/delivery-store.js';
+import type { DeliveryRecord, DeliveryRef } from '../../core/ports/delivery-store.js';
 
 const organization: Organization = { id: 'acme', name: 'Acme Inc' };
 const otherOrganization: Organization = { id: 'globex', name: 'Globex' };
@@ -92,6 +92,10 @@ class RecordingSink implements ChatSink {
 
   async listUsers(): Promise<User[]> {
     return this.users;
+  }
+
+  async copies(): Promise<DeliveryRecord[]> {
+    return [];
   }
 }
 

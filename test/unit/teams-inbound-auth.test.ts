@@ -42,6 +42,7 @@ beforeAll(async () => {
   transport.connect({
     click: async () => 'accepted',
     listUsers: async () => [],
+    copies: async () => [],
     state: scopedTransportState(memoryStorage().transportState, 'teams'),
   });
   const [first] = transport.routes;

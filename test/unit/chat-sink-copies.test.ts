@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier } from '../../core/notifier.js';
+import type { ChatSink, ChatTransport } from '../../core/ports/chat-transport.js';
+import { interactiveBody, post } from '../support/api-requests.js';
+import { testSeed } from '../support/test-seed.js';
+
+/** A platform that reaches everyone and answers a ref naming itself and the recipient; keeps its sink. */
+function namingTransport(platform: string): ChatTransport & { sink(): ChatSink } {
+  let connected: ChatSink | null = null;
+  return {
+    platform,
+    routes: [],
+    address: (user) => ({ installationId: platform, userRef: user.id }),
+    deliver: async (delivery) => ({ at: `${platform}/${delivery.recipient}` }),
+    update: async () => {},
+    connect(sink) {
+      connected = sink;
+    },
+    sink() {
+      if (connected === null) throw new Error(`${platform} was not connected`);
+      return connected;
+    },
+  };
+}
+
+describe('ChatSink.copies', () => {
+  it("lists the copies of a send that the asking transport delivered, with its refs, and no other platform's", async () => {
+    const alpha = namingTransport('alpha');
+    const beta = namingTransport('beta');
+    const notifier = createNotifier({ storage: memoryStorage(), transports: [alpha, beta] });
+    await notifier.seed(testSeed);
+    const sent = await post(notifier, interactiveBody(['bob@acme.test', 'carol@acme.test']));
+    const requestId = (JSON.parse(sent?.body ?? '{}') as { request_id: string }).request_id;
+
+    // Copies go out to recipients at once, so they are recorded in no set order.
+    const copiesOf = async (transport: ReturnType<typeof namingTransport>) =>
+      (await transport.sink().copies(requestId))
+        .map(({ sendId, recipient, platform, ref }) => ({ sendId, recipient, platform, ref }))
+        .sort((a, b) => a.recipient.localeCompare(b.recipient));
+    for (const transport of [alpha, beta]) {
+      expect(await copiesOf(transport)).toEqual(
+        ['bob@acme.test', 'carol@acme.test'].map((recipient) => ({
+          sendId: requestId,
+          recipient,
+          platform: transport.platform,
+          ref: { at: `${transport.platform}/${recipient}` },
+        })),
+      );
+    }
+    expect(await alpha.sink().copies('req_unknownunknownunknown')).toEqual([]);
+    await notifier.stop();
+  });
+});
