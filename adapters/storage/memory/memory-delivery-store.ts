@@ -20,42 +20,57 @@ export interface MemoryDeliveryStore extends DeliveryStore {
   expire(sendId: string, expiresAt: number): void;
 }
 
+/** The names of a ref's entries, in order: one array shared by every ref with the same names. */
+type RefNames = readonly string[];
+
 /**
  * The copies of one send in one flat array, since a pending request keeps its copies for as long as
  * it waits: first when they expire (null: never), then for each copy its recipient, platform and
- * deliveredAt, followed by its ref's entries as name and value. deliveredAt is a copy's only number,
- * so a copy ends where a number stands two places on (the next copy's deliveredAt), or at the end.
- * Kept as an object per copy, with an object for its ref, in an array held by an object for the
- * send, the copies of a send to 3 recipients took 198 bytes more.
+ * deliveredAt, then, unless its ref is empty (as the inbox's are), the names of the ref's entries
+ * followed by their values. A copy's recipient is a string, its names an array: a copy ends right
+ * after its deliveredAt when no array follows, or as many places after its names as they are. Kept
+ * as an object per copy, with an object for its ref, in an array held by an object for the send,
+ * the copies of a send to 3 recipients took 198 bytes more; with each name beside its value, a ref
+ * of five entries took 32 more.
  */
-type Send = [expiresAt: number | null, ...copies: (string | number)[]];
+type Send = [expiresAt: number | null, ...copies: (string | number | RefNames)[]];
 
-/** Fields of a copy before its ref's entries. */
+/** Fields of a copy before its ref's names. */
 const fixedFields = 3;
 
 /**
  * Makes the fields a copy is kept as: flat strings, since a copy may be kept for the whole
- * retention, and one shared string per recipient address, which every send to it repeats.
+ * retention, one shared string per recipient address, which every send to it repeats, and one
+ * shared array of names per kind of ref.
  */
-function createCopyKeeper(): (delivery: DeliveryRecord) => (string | number)[] {
+function createCopyKeeper(): (delivery: DeliveryRecord) => (string | number | RefNames)[] {
   const addresses = createInterner<string>();
+  const refNames = createInterner<RefNames>();
   return ({ recipient, platform, ref, deliveredAt }) => {
-    const fields: (string | number)[] = [
+    const fields: (string | number | RefNames)[] = [
       addresses.intern(recipient, flatString(recipient)),
       platform,
       deliveredAt,
     ];
-    for (const [name, value] of Object.entries(ref)) fields.push(name, flatString(value));
+    const names = Object.keys(ref);
+    if (names.length === 0) return fields;
+    fields.push(refNames.intern(JSON.stringify(names), names));
+    for (const value of Object.values(ref)) fields.push(flatString(value));
     return fields;
   };
 }
 
+/** The names of the ref of the copy of `send` that starts at `at`, or null for an empty ref. */
+const namesAt = (send: Send, at: number): RefNames | null => {
+  const names = send[at + fixedFields];
+  return Array.isArray(names) ? names : null;
+};
+
 /** Where the copy of `send` that starts at `at` ends. */
-function copyEnd(send: Send, at: number): number {
-  let end = at + fixedFields;
-  while (end < send.length && typeof send[end + 2] !== 'number') end += 2;
-  return end;
-}
+const copyEnd = (send: Send, at: number): number => {
+  const names = namesAt(send, at);
+  return names === null ? at + fixedFields : at + fixedFields + 1 + names.length;
+};
 
 /** Where each copy of `send` starts, in recording order. */
 function copyOffsets(send: Send): number[] {
@@ -66,9 +81,8 @@ function copyOffsets(send: Send): number[] {
 
 const recordAt = (sendId: string, send: Send, at: number): DeliveryRecord => {
   const ref: Record<string, string> = {};
-  const end = copyEnd(send, at);
-  for (let entry = at + fixedFields; entry < end; entry += 2)
-    ref[send[entry] as string] = send[entry + 1] as string;
+  const names = namesAt(send, at) ?? [];
+  for (const [index, name] of names.entries()) ref[name] = send[at + fixedFields + 1 + index] as string;
   return {
     sendId,
     recipient: send[at] as string,
