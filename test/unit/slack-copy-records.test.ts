@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type SlackCopy, slackCopies } from '../../adapters/chat/slack/copies.js';
+import {
+  type LegacySlackCopy,
+  readSlackRef,
+  slackCopies,
+  slackRef,
+} from '../../adapters/chat/slack/copies.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { manualClock } from '../support/manual-clock.js';
 
-const copy: SlackCopy = {
+const legacyCopy: LegacySlackCopy = {
   organizationId: 'acme',
   teamId: 'T0ACME',
   sendId: 'req_AAAAAAAAAAAAAAAAAAAAAAAA',
@@ -18,51 +23,121 @@ const setup = (retentionMs?: number) => {
   return { clock, state, copies: slackCopies(state, retentionMs) };
 };
 
-describe('Slack message records', () => {
-  it('keeps a copy as an array of its fields, and reads every field back', async () => {
-    const { state, copies } = setup();
-    await copies.save('D0BOB', '1700000000.000100', copy);
-    expect((await state.get('copy:D0BOB:1700000000.000100'))?.value).toBe(
-      JSON.stringify(['acme', 'T0ACME', copy.sendId, 'bób@acme.test', 'U0BOB', 0]),
-    );
-    expect(await copies.get('D0BOB', '1700000000.000100')).toEqual(copy);
-    expect(await copies.claim('D0BOB', '1700000000.000100', 2)).toEqual({ ...copy, lastVersion: 2 });
-    expect(await copies.claim('D0BOB', '1700000000.000100', 1)).toBeNull();
-    expect(await copies.get('D0BOB', '1700000000.000100')).toEqual({ ...copy, lastVersion: 2 });
+/** The ref of a message posted as D0BOB/1.1 to U0BOB of T0ACME with the view of version 2. */
+const delivered = slackRef(
+  { channel: 'D0BOB', ts: '1.1' },
+  { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' },
+);
+
+describe('Slack message refs and records', () => {
+  it('puts in the ref the message, the version it was delivered with, the workspace and the recipient', () => {
+    expect(delivered).toEqual({ channel: 'D0BOB', ts: '1.1', v: '2', t: 'T0ACME', u: 'U0BOB' });
+    expect(readSlackRef(delivered)).toEqual({
+      channel: 'D0BOB',
+      ts: '1.1',
+      delivered: { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' },
+    });
   });
 
-  it('reads a record in the object form of earlier releases, and rewrites it as an array', async () => {
+  it('reads a ref of an earlier release (or with a version that is no number) as naming only the message', () => {
+    expect(readSlackRef({ channel: 'D0BOB', ts: '1.1' }).delivered).toBeNull();
+    expect(readSlackRef({ ...delivered, v: '2x' }).delivered).toBeNull();
+    expect(readSlackRef({ ...delivered, v: '' }).delivered).toBeNull();
+    expect(() => readSlackRef({ channel: 'D0BOB' })).toThrow(/without channel and ts/);
+  });
+
+  it('keeps nothing while a message shows the view it was delivered with; then the newest view shown', async () => {
     const { state, copies } = setup();
-    await state.set('copy:D0BOB:1.2', JSON.stringify(copy));
-    expect(await copies.get('D0BOB', '1.2')).toEqual(copy);
-    expect(await copies.claim('D0BOB', '1.2', 3)).toEqual({ ...copy, lastVersion: 3 });
+    const shown = async () => (await state.get('shown:D0BOB:1.1'))?.value;
+    expect(await copies.claim(delivered, 2)).toBe(false);
+    expect(await copies.claim(delivered, 1)).toBe(false);
+    expect(await shown()).toBeUndefined();
+    expect(await copies.claim(delivered, 4)).toBe(true);
+    expect(await shown()).toBe('4');
+    // The same view again (a call to Slack that failed, retried) still goes through.
+    expect(await copies.claim(delivered, 4)).toBe(true);
+    expect(await copies.claim(delivered, 3)).toBe(false);
+    expect(await copies.claim(delivered, 2)).toBe(false);
+    expect(await copies.claim(delivered, 5)).toBe(true);
+    expect(await shown()).toBe('5');
+    expect(await state.get('copy:D0BOB:1.1')).toBeNull();
+  });
+
+  it('of views racing for one message, records the newest whichever lands first', async () => {
+    for (const order of [
+      [6, 7, 8],
+      [8, 7, 6],
+      [7, 8, 6],
+    ]) {
+      const { state, copies } = setup();
+      await Promise.all(order.map((version) => copies.claim(delivered, version)));
+      expect((await state.get('shown:D0BOB:1.1'))?.value).toBe('8');
+      expect(await copies.claim(delivered, 7)).toBe(false);
+    }
+  });
+
+  it('claims a message of an earlier release by the record it kept, rewritten as an array', async () => {
+    const { state, copies } = setup();
+    const ref = { channel: 'D0BOB', ts: '1.2' };
+    await state.set(
+      'copy:D0BOB:1.2',
+      JSON.stringify(['acme', 'T0ACME', legacyCopy.sendId, 'bób@acme.test', 'U0BOB', 1]),
+    );
+    expect(await copies.legacy('D0BOB', '1.2')).toEqual({ ...legacyCopy, lastVersion: 1 });
+    expect(await copies.claim(ref, 1)).toBe(true);
+    expect(await copies.claim(ref, 0)).toBe(false);
+    expect(await copies.claim(ref, 3)).toBe(true);
     expect(JSON.parse((await state.get('copy:D0BOB:1.2'))?.value ?? 'null')).toEqual([
       'acme',
       'T0ACME',
-      copy.sendId,
+      legacyCopy.sendId,
+      'bób@acme.test',
+      'U0BOB',
+      3,
+    ]);
+    expect(await state.get('shown:D0BOB:1.2')).toBeNull();
+  });
+
+  it('reads a record in the object form of releases before, and rewrites it as an array', async () => {
+    const { state, copies } = setup();
+    await state.set('copy:D0BOB:1.3', JSON.stringify(legacyCopy));
+    expect(await copies.legacy('D0BOB', '1.3')).toEqual(legacyCopy);
+    expect(await copies.claim({ channel: 'D0BOB', ts: '1.3' }, 3)).toBe(true);
+    expect(JSON.parse((await state.get('copy:D0BOB:1.3'))?.value ?? 'null')).toEqual([
+      'acme',
+      'T0ACME',
+      legacyCopy.sendId,
       'bób@acme.test',
       'U0BOB',
       3,
     ]);
   });
 
-  it('treats a record in neither form as absent, as an earlier release would leave one it misread', async () => {
+  it('treats a record in neither form, or none, as absent for a message of an earlier release', async () => {
     const { state, copies } = setup();
     // An earlier release spreads the array it read into an object and writes that back.
-    await state.set('copy:D0BOB:1.4', JSON.stringify({ ...['acme', 'T0ACME', copy.sendId], lastVersion: 2 }));
-    expect(await copies.get('D0BOB', '1.4')).toBeNull();
-    await expect(copies.claim('D0BOB', '1.4', 3)).rejects.toMatchObject({ code: 'not_found' });
+    await state.set(
+      'copy:D0BOB:1.4',
+      JSON.stringify({ ...['acme', 'T0ACME', legacyCopy.sendId], lastVersion: 2 }),
+    );
+    expect(await copies.legacy('D0BOB', '1.4')).toBeNull();
+    await expect(copies.claim({ channel: 'D0BOB', ts: '1.4' }, 3)).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await expect(copies.claim({ channel: 'D0BOB', ts: '1.5' }, 3)).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 
-  it('keeps a record for the retention after its last write, plus a day', async () => {
+  it('keeps the newest view shown for the retention after its last write, plus a day', async () => {
     const hour = 60 * 60_000;
-    const { clock, copies } = setup(hour);
-    await copies.save('D0BOB', '1.3', copy);
+    const { clock, state, copies } = setup(hour);
+    await copies.claim(delivered, 3);
     clock.advance(24 * hour);
-    await copies.claim('D0BOB', '1.3', 1);
+    await copies.claim(delivered, 4);
     clock.advance(25 * hour - 1);
-    expect(await copies.get('D0BOB', '1.3')).toEqual({ ...copy, lastVersion: 1 });
+    expect((await state.get('shown:D0BOB:1.1'))?.value).toBe('4');
     clock.advance(1);
-    expect(await copies.get('D0BOB', '1.3')).toBeNull();
+    expect(await state.get('shown:D0BOB:1.1')).toBeNull();
   });
 });

@@ -11,7 +11,7 @@ import { requestView } from '../../core/request/message-view.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
-import { testSigningSecret } from '../support/slack-signing.js';
+import { slackSignatureHeaders, testSigningSecret } from '../support/slack-signing.js';
 import {
   acmeWorkspace,
   dmChannelOf,
@@ -281,17 +281,119 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(sent.json.details).toContain(bob);
   });
 
-  it("forgets the record of a message once the notifier's retention (30 days) has passed after the longest a request lives", async () => {
-    const { send, storage, clock } = await start();
+  /** Clicks `value` on the newest message of `owner`, as `clicker` (the owner by default). */
+  async function click(
+    { slack, transport, clock }: World,
+    owner: string,
+    value: string,
+    options: { clicker?: string; body?: (body: string) => string } = {},
+  ): Promise<void> {
+    const message = slack.messagesOf(team, slackIdOf(owner)).at(-1);
+    const [route] = transport.routes;
+    if (!message || !route) throw new Error(`${owner} has no message`);
+    const clicked = slack.clickBody({
+      teamId: team,
+      userId: slackIdOf(options.clicker ?? owner),
+      channel: message.channel,
+      ts: message.ts,
+      value,
+    });
+    const body = options.body ? options.body(clicked) : clicked;
+    const response = await route.handle(
+      {
+        method: 'POST',
+        path: route.path,
+        query: new URLSearchParams(),
+        headers: slackSignatureHeaders(body, clock.now() / 1000),
+        body: new TextEncoder().encode(body),
+        clientAddress: '127.0.0.1',
+      },
+      {},
+    );
+    expect(response.status).toBe(200);
+    await transport.idle();
+  }
+
+  const answerOf = async ({ notifier }: World, requestId: string, email: string) => {
+    const status = await notifier.status(await notifier.authenticate(testKeys.alice), requestId);
+    return status.responses.find((response) => response.user_email === email)?.option_value ?? null;
+  };
+
+  it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
+    const { send, storage } = await start();
+    const requestId = (await send(interactive([bob]))).json.request_id as string;
+    const [copy] = await storage.deliveries.listDeliveries(requestId);
+    const request = await storage.requests.getRequest(requestId);
+    expect(copy?.ref).toEqual({
+      channel: dmChannelOf(team, bob),
+      ts: expect.any(String),
+      v: String(request?.version),
+      t: team,
+      u: slackIdOf(bob),
+    });
+    expect(await storage.transportState.get(`slack:copy:${copy?.ref.channel}:${copy?.ref.ts}`)).toBeNull();
+    expect(await storage.transportState.get(`slack:shown:${copy?.ref.channel}:${copy?.ref.ts}`)).toBeNull();
+  });
+
+  it('keeps the newest view of a message once it changed, until the retention (30 days) has passed after the longest a request lives', async () => {
+    const world = await start();
+    const { send, storage, clock } = world;
     const day = 24 * 60 * 60_000;
-    const sent = await send(interactive([bob]));
-    const [copy] = await storage.deliveries.listDeliveries(sent.json.request_id as string);
-    const record = () => storage.transportState.get(`slack:copy:${copy?.ref.channel}:${copy?.ref.ts}`);
-    expect(await record()).not.toBeNull();
+    const requestId = (await send(interactive([bob, carol]))).json.request_id as string;
+    await click(world, bob, 'approve');
+    const copies = await storage.deliveries.listDeliveries(requestId);
+    const shown = (email: string) => {
+      const copy = copies.find((each) => each.recipient === email);
+      return storage.transportState.get(`slack:shown:${copy?.ref.channel}:${copy?.ref.ts}`);
+    };
+    const request = await storage.requests.getRequest(requestId);
+    expect((await shown(bob))?.value).toBe(String(request?.version));
+    // Carol's copy still shows the view it was delivered with.
+    expect(await shown(carol)).toBeNull();
     clock.advance(31 * day - 60_000);
-    expect(await record()).not.toBeNull();
+    expect(await shown(bob)).not.toBeNull();
     clock.advance(2 * 60_000);
-    expect(await record()).toBeNull();
+    expect(await shown(bob)).toBeNull();
+  });
+
+  it('applies a click on a message of an earlier release by the record that release kept, and updates it', async () => {
+    const world = await start();
+    const { send, storage, slack } = world;
+    const requestId = (await send(interactive([bob]))).json.request_id as string;
+    const [copy] = await storage.deliveries.listDeliveries(requestId);
+    if (!copy) throw new Error('no copy delivered');
+    const { channel, ts } = copy.ref as { channel: string; ts: string };
+    // What an earlier release left: a ref naming only the message, and a record of the copy.
+    await storage.deliveries.addDelivery({ ...copy, ref: { channel, ts } });
+    await storage.transportState.set(
+      `slack:copy:${channel}:${ts}`,
+      JSON.stringify(['acme', team, requestId, bob, slackIdOf(bob), 0]),
+    );
+    await click(world, bob, 'approve', { clicker: carol });
+    expect(await answerOf(world, requestId, bob)).toBeNull();
+    await click(world, bob, 'approve');
+    expect(await answerOf(world, requestId, bob)).toBe('approve');
+    expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).toEqual([]);
+    const record = await storage.transportState.get(`slack:copy:${channel}:${ts}`);
+    expect(JSON.parse(record?.value ?? '[]')[5]).toBe(
+      (await storage.requests.getRequest(requestId))?.version,
+    );
+  });
+
+  it('ignores a click on a message whose buttons name another request than the one it was delivered for', async () => {
+    const world = await start();
+    const { send, slack, logger } = world;
+    const first = (await send(interactive([bob]))).json.request_id as string;
+    const second = (await send(interactive([carol]))).json.request_id as string;
+    // Bob's message of the first request, with buttons naming the second (Slack signs what the
+    // message holds, so only a message built so could carry them).
+    await click(world, bob, 'approve', { body: (body) => body.replaceAll(first, second) });
+    expect(await answerOf(world, first, bob)).toBeNull();
+    expect(await answerOf(world, second, carol)).toBeNull();
+    expect(slack.callsTo('chat.update')).toEqual([]);
+    expect(logger.entries.map((entry) => entry.message)).toContain(
+      'Slack click on a message this transport has no record of: ignored',
+    );
   });
 
   it('throws when an update fails, and applies it when tried again', async () => {

@@ -1,38 +1,97 @@
 import { z } from 'zod';
-import { longestOpenMs, NotifyError, type TransportStateStore } from '../../../core/adapter-kit.js';
+import {
+  type DeliveryRef,
+  longestOpenMs,
+  NotifyError,
+  type TransportStateStore,
+} from '../../../core/adapter-kit.js';
 
-/**
- * What the transport keeps of one delivered interactive message: enough to route a click on it
- * (and check that the clicker is its recipient), and the version of the view it shows.
- */
-export interface SlackCopy {
-  organizationId: string;
+/** Who may click on a delivered interactive message: its recipient, as Slack and chat-notify know them. */
+export interface SlackClicker {
   /** The workspace the message was posted in. */
   teamId: string;
-  /** `req_…` of the request the message belongs to. */
-  sendId: string;
+  /** The recipient's Slack user id: the only user whose clicks on the message count. */
+  slackUserId: string;
   /** Normalized address of the recipient. */
   recipient: string;
-  /** The recipient's Slack user id: the only user whose clicks on this message count. */
-  slackUserId: string;
-  /** `MessageView.version` of the newest view applied (or being applied) to the message. */
-  lastVersion: number;
+}
+
+/** What a ref says of the message it names. */
+export interface SlackMessageRef {
+  channel: string;
+  ts: string;
+  /**
+   * What the message was delivered with: the version of its view and who may click on it. Null for
+   * a message delivered by an earlier release, whose ref names only the message: what it needs
+   * lives in the record of the copy that release kept ({@link SlackCopies.legacy}).
+   */
+  delivered: { version: number; teamId: string; slackUserId: string } | null;
+}
+
+/**
+ * The ref of an interactive message: the message (`channel`, `ts`), then the version of the view it
+ * was posted with (`v`), the workspace (`t`) and the Slack user it was posted to (`u`). The core
+ * keeps it with the copy, so a click is routed and checked from it, and no record of the copy is
+ * kept until its view changes.
+ */
+export const slackRef = (
+  message: { channel: string; ts: string },
+  delivered: { version: number; teamId: string; slackUserId: string },
+): DeliveryRef => ({
+  channel: message.channel,
+  ts: message.ts,
+  v: String(delivered.version),
+  t: delivered.teamId,
+  u: delivered.slackUserId,
+});
+
+/** A version as a ref or a record holds it: a decimal integer, or null for anything else. */
+const versionOf = (text: string | undefined): number | null =>
+  text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : null;
+
+/**
+ * What `ref` names. @throws NotifyError `not_found` when it names no message (no `channel` or `ts`).
+ */
+export function readSlackRef(ref: DeliveryRef): SlackMessageRef {
+  const { channel, ts, v, t, u } = ref;
+  if (channel === undefined || ts === undefined) {
+    throw new NotifyError('not_found', 'Slack delivery reference without channel and ts');
+  }
+  const version = versionOf(v);
+  return {
+    channel,
+    ts,
+    delivered:
+      version === null || t === undefined || u === undefined ? null : { version, teamId: t, slackUserId: u },
+  };
 }
 
 /** How long a finished send is kept when the notifier does not say (a sink of a test). */
 const defaultRetentionMs = 14 * 24 * 60 * 60_000;
 
+/** The record an earlier release kept of every interactive message it delivered. */
 const copyKey = (channel: string, ts: string): string => `copy:${channel}:${ts}`;
 
+/** The newest version of the view shown on a message, once it changed after its delivery. */
+const shownKey = (channel: string, ts: string): string => `shown:${channel}:${ts}`;
+
+/** What an earlier release kept of a copy: who may click on it, of which send, and the newest view. */
+export interface LegacySlackCopy extends SlackClicker {
+  organizationId: string;
+  /** `req_…` of the request the message belongs to. */
+  sendId: string;
+  /** `MessageView.version` of the newest view applied (or being applied) to the message. */
+  lastVersion: number;
+}
+
 /**
- * The record of a copy: a JSON array of its fields in the order of {@link SlackCopy}, without their
- * names, two thirds of the size of the object (a pending request keeps one per recipient). Records
- * written as the object by earlier releases are still read, and rewritten as the array.
+ * The record of a copy as the release before kept it: a JSON array of its fields in the order of
+ * {@link LegacySlackCopy}'s `organizationId`, `teamId`, `sendId`, `recipient`, `slackUserId`,
+ * `lastVersion`; or, in releases before that, the object of those fields.
  */
 const storedCopy = z.tuple([z.string(), z.string(), z.string(), z.string(), z.string(), z.number()]);
 
-/** The object form of earlier releases. */
-const legacyCopy = z.object({
+const legacyObject = z.object({
   organizationId: z.string(),
   teamId: z.string(),
   sendId: z.string(),
@@ -41,7 +100,7 @@ const legacyCopy = z.object({
   lastVersion: z.number(),
 });
 
-const encode = (copy: SlackCopy): string =>
+const encodeLegacy = (copy: LegacySlackCopy): string =>
   JSON.stringify([
     copy.organizationId,
     copy.teamId,
@@ -56,64 +115,73 @@ const encode = (copy: SlackCopy): string =>
  * earlier release, which reads only objects, would write back after reading an array): such a
  * record is treated as absent rather than routing clicks with missing fields.
  */
-const decode = (value: string): SlackCopy | null => {
+const decodeLegacy = (value: string): LegacySlackCopy | null => {
   const parsed: unknown = JSON.parse(value);
   const stored = storedCopy.safeParse(parsed);
   if (stored.success) {
     const [organizationId, teamId, sendId, recipient, slackUserId, lastVersion] = stored.data;
     return { organizationId, teamId, sendId, recipient, slackUserId, lastVersion };
   }
-  return legacyCopy.safeParse(parsed).data ?? null;
+  return legacyObject.safeParse(parsed).data ?? null;
 };
 
-/** The records of delivered messages, by channel and `ts` (what Slack names a message by). */
+/** What the transport keeps of delivered messages beyond their refs, in its state. */
 export interface SlackCopies {
-  save(channel: string, ts: string, copy: SlackCopy): Promise<void>;
-  get(channel: string, ts: string): Promise<SlackCopy | null>;
+  /** The record an earlier release kept of the message `channel`/`ts`, or null when there is none. */
+  legacy(channel: string, ts: string): Promise<LegacySlackCopy | null>;
   /**
-   * Takes the right to show the view of `version` on a message: answers its record when no newer
-   * view was applied (recording `version` as the newest), or null when a newer one was, so that
-   * an older view never replaces a newer one.
-   * @throws NotifyError `not_found` when there is no record of the message.
+   * Takes the right to show the view of `version` on the message of `ref`: true when no newer view
+   * was shown (recording `version` as the newest), false when a newer one was, or when `version` is
+   * the view the message was delivered with and it never changed, so that an older view never
+   * replaces a newer one and the view it shows is not sent again.
+   * @throws NotifyError `not_found` when `ref` names no message, or names one of an earlier release
+   * of which there is no record.
    */
-  claim(channel: string, ts: string, version: number): Promise<SlackCopy | null>;
+  claim(ref: DeliveryRef, version: number): Promise<boolean>;
 }
 
 /**
- * {@link SlackCopies} over the transport's state. A record lives as long as the notifier keeps its
- * send (`retentionMs`, `ChatSink.retentionMs`) after the longest a request stays open, counted from
- * its last write: after it a click on the message is refused, and the request has long finished.
- * It names the recipient: a shorter retention must not leave it behind.
+ * {@link SlackCopies} over the transport's state. A message delivered now has a record only once its
+ * view changed: the newest version shown, kept as long as the notifier keeps its send
+ * (`retentionMs`, `ChatSink.retentionMs`) after the longest a request stays open, counted from its
+ * last write, like the records of the copies that earlier releases kept.
  */
 export function slackCopies(state: TransportStateStore, retentionMs = defaultRetentionMs): SlackCopies {
-  const copyTtlMs = longestOpenMs + retentionMs;
+  const recordOptions = { ttlMs: longestOpenMs + retentionMs };
+
+  // Compare-and-set, retried when another update landed in between: of two views racing for one
+  // message, the newer always ends up recorded, and the older one learns it is late.
+  const claimLegacy = async (channel: string, ts: string, version: number): Promise<boolean> => {
+    const key = copyKey(channel, ts);
+    for (;;) {
+      const record = await state.get(key);
+      const copy = record === null ? null : decodeLegacy(record.value);
+      if (record === null || copy === null) {
+        throw new NotifyError('not_found', `No record of Slack message ${channel}/${ts}`);
+      }
+      if (version <= copy.lastVersion) return version === copy.lastVersion;
+      const claimed = encodeLegacy({ ...copy, lastVersion: version });
+      if ((await state.compareAndSet(key, claimed, record.version, recordOptions)) !== null) return true;
+    }
+  };
+
   return {
-    async save(channel, ts, copy) {
-      await state.set(copyKey(channel, ts), encode(copy), { ttlMs: copyTtlMs });
-    },
-
-    async get(channel, ts) {
+    async legacy(channel, ts) {
       const record = await state.get(copyKey(channel, ts));
-      return record === null ? null : decode(record.value);
+      return record === null ? null : decodeLegacy(record.value);
     },
 
-    async claim(channel, ts, version) {
-      const key = copyKey(channel, ts);
-      // Compare-and-set, retried when another update landed in between: of two views racing for
-      // one message, the newer always ends up recorded, and the older one learns it is late.
+    async claim(ref, version) {
+      const { channel, ts, delivered } = readSlackRef(ref);
+      if (delivered === null) return claimLegacy(channel, ts, version);
+      if (version <= delivered.version) return false;
+      const key = shownKey(channel, ts);
       for (;;) {
         const record = await state.get(key);
-        const copy = record === null ? null : decode(record.value);
-        if (record === null || copy === null) {
-          throw new NotifyError('not_found', `No record of Slack message ${channel}/${ts}`);
-        }
-        if (version < copy.lastVersion) return null;
-        if (version === copy.lastVersion) return copy;
-        const claimed: SlackCopy = { ...copy, lastVersion: version };
-        const written = await state.compareAndSet(key, encode(claimed), record.version, {
-          ttlMs: copyTtlMs,
-        });
-        if (written !== null) return claimed;
+        const shown = record === null ? null : versionOf(record.value);
+        if (shown !== null && version <= shown) return version === shown;
+        const expected = record === null ? null : record.version;
+        if ((await state.compareAndSet(key, String(version), expected, recordOptions)) !== null) return true;
       }
     },
   };

@@ -15,7 +15,7 @@ import {
 import { slackMessage } from './blocks.js';
 import { applyBlockActions } from './clicks.js';
 import { type SlackClients, type SlackRetryOptions, slackClients, slackErrorCode } from './clients.js';
-import { type SlackCopies, slackCopies } from './copies.js';
+import { readSlackRef, type SlackCopies, slackCopies, slackRef } from './copies.js';
 import { type DirectChannels, directChannels } from './direct-channels.js';
 import type { BlockActions } from './interaction.js';
 import { interactivityRoute } from './interactivity-route.js';
@@ -202,31 +202,22 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       const client = clientFor(installation.botToken);
       const recipient = normalizeEmail(delivery.recipient);
       const key = { organizationId: organization.id, teamId: installation.teamId, email: recipient };
-      const ref = await postDirect(client, key, delivery.address.userRef, slackMessage(view));
-      if (view.kind === 'interactive') {
-        await connection().copies.save(ref.channel, ref.ts, {
-          organizationId: organization.id,
-          teamId: installation.teamId,
-          sendId: view.sendId,
-          recipient,
-          slackUserId: ref.userId,
-          lastVersion: view.version,
-        });
-      }
-      return { channel: ref.channel, ts: ref.ts };
+      const posted = await postDirect(client, key, delivery.address.userRef, slackMessage(view));
+      if (view.kind !== 'interactive') return { channel: posted.channel, ts: posted.ts };
+      return slackRef(posted, {
+        version: view.version,
+        teamId: installation.teamId,
+        slackUserId: posted.userId,
+      });
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const { channel, ts } = ref;
-      if (channel === undefined || ts === undefined) {
-        throw new NotifyError('not_found', 'Slack delivery reference without channel and ts');
-      }
+      const { channel, ts } = readSlackRef(ref);
       // Claimed before Slack is called: of two views racing for one message, the older one learns
       // here that it is late. A call that fails keeps the claim, and the same view tried again
       // (the core retries failed updates) still goes through.
-      const copy = await connection().copies.claim(channel, ts, delivery.message.version);
-      if (copy === null) return;
-      const installation = await installationOf(copy.organizationId);
+      if (!(await connection().copies.claim(ref, delivery.message.version))) return;
+      const installation = await installationOf(delivery.organization.id);
       await clientFor(installation.botToken).chat.update({ channel, ts, ...slackMessage(delivery.message) });
     },
 
