@@ -70,9 +70,12 @@ describe('Slack message refs and records', () => {
       [7, 8, 6],
     ]) {
       const { state, copies } = setup();
-      await Promise.all(order.map((version) => copies.claim(delivered, version)));
+      const claimed = await Promise.all(order.map((version) => copies.claim(delivered, version)));
       expect((await state.get('shown:D0BOB:1.1'))?.value).toBe('8');
+      // The newest always wins; an older one may go first, never after it.
+      expect(claimed[order.indexOf(8)]).toBe(true);
       expect(await copies.claim(delivered, 7)).toBe(false);
+      expect(await copies.claim(delivered, 6)).toBe(false);
     }
   });
 

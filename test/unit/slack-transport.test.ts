@@ -380,16 +380,29 @@ describe('Slack transport against a fake Slack Web API', () => {
     );
   });
 
-  it('ignores a click on a message whose buttons name another request than the one it was delivered for', async () => {
+  it.each([
+    ['delivered now', false],
+    ['of an earlier release', true],
+  ])('ignores a click on a message %s whose buttons name another request than its own', async (_, legacy) => {
     const world = await start();
-    const { send, slack, logger } = world;
-    const first = (await send(interactive([bob]))).json.request_id as string;
-    const second = (await send(interactive([carol]))).json.request_id as string;
-    // Bob's message of the first request, with buttons naming the second (Slack signs what the
-    // message holds, so only a message built so could carry them).
-    await click(world, bob, 'approve', { body: (body) => body.replaceAll(first, second) });
-    expect(await answerOf(world, first, bob)).toBeNull();
-    expect(await answerOf(world, second, carol)).toBeNull();
+    const { send, slack, logger, storage } = world;
+    const other = (await send(interactive([bob, carol]))).json.request_id as string;
+    const own = (await send(interactive([bob]))).json.request_id as string;
+    if (legacy) {
+      const [copy] = await storage.deliveries.listDeliveries(own);
+      if (!copy) throw new Error('no copy delivered');
+      const { channel, ts } = copy.ref as { channel: string; ts: string };
+      await storage.deliveries.addDelivery({ ...copy, ref: { channel, ts } });
+      await storage.transportState.set(
+        `slack:copy:${channel}:${ts}`,
+        JSON.stringify(['acme', team, own, bob, slackIdOf(bob), 0]),
+      );
+    }
+    // Bob's message of his own request, with buttons naming the other one, which he was sent too
+    // (Slack signs what the message holds, so only a message built so could carry them).
+    await click(world, bob, 'approve', { body: (body) => body.replaceAll(own, other) });
+    expect(await answerOf(world, own, bob)).toBeNull();
+    expect(await answerOf(world, other, bob)).toBeNull();
     expect(slack.callsTo('chat.update')).toEqual([]);
     expect(logger.entries.map((entry) => entry.message)).toContain(
       'Slack click on a message this transport has no record of: ignored',

@@ -3,7 +3,7 @@ import { requestIdOfBlock } from './blocks.js';
 import { readSlackRef, type SlackClicker, type SlackCopies } from './copies.js';
 import type { BlockActions } from './interaction.js';
 
-/** What applying clicks needs: the core, the records of delivered messages, a logger. */
+/** What applying clicks needs: the core (with its copies), the records earlier releases kept, a logger. */
 export interface SlackClickContext {
   sink: ChatSink;
   copies: SlackCopies;

@@ -93,8 +93,9 @@ const staleChannelErrors: ReadonlySet<string> = new Set(['channel_not_found', 'i
 /**
  * A chat transport for Slack (docs/slack.md): each organization's users are reached in its
  * workspace by email, as direct messages from the app's bot, with Block Kit buttons whose clicks
- * come back to `POST /slack/interactivity`. Everything it keeps (user ids, records of delivered
- * messages) lives in the notifier's storage, so any number of instances can serve one app.
+ * come back to `POST /slack/interactivity`. Everything it keeps (user ids, direct-message channels,
+ * the newest view of messages that changed) lives in the notifier's storage, and what routes a
+ * click in the refs the core keeps, so any number of instances can serve one app.
  */
 export function slackTransport(options: SlackTransportOptions): SlackTransport {
   if (options.signingSecret === '') throw new RangeError('slackTransport: signingSecret must not be empty');
