@@ -101,9 +101,12 @@ async function sendInteractive(
   );
   // Each recording of a copy answered the request's version as it stood once the copy was on
   // record: a click stored before then shows there, and one stored after it finds every copy on
-  // record and updates them itself. An earlier attempt may have stopped before its own check.
-  const changed = stored !== null || requestVersions.some((version) => version !== request.version);
-  if (changed) await refreshIfChanged(context, request);
+  // record and updates them itself. An earlier attempt may have stopped before its own check, so
+  // what its copies show is not known: a resumed send brings every copy up to date.
+  if (stored !== null) await refreshCopies(context, request.id, null);
+  else if (requestVersions.some((version) => version !== request.version)) {
+    await refreshCopies(context, request.id, request.version);
+  }
   throwIfFailed(unreached);
   return {
     status: 'ok',
@@ -162,12 +165,18 @@ export const timeoutDue = (request: Pick<InteractiveRequest, 'id' | 'expiresAt'>
 });
 
 /**
- * A click on a copy delivered early may have changed the request while later copies were still
- * going out with the first view; bring every copy up to date once, if it did.
+ * Brings every copy of a request to the view of its latest state (a copy already showing it changes
+ * nothing), unless that state is still `knownVersion`: a click on a copy delivered early may have
+ * changed the request while later copies were still going out with the first view. Null when what
+ * the copies show is not known.
  */
-async function refreshIfChanged(context: CoreContext, request: InteractiveRequest): Promise<void> {
-  const latest = await context.storage.requests.getRequest(request.id);
-  if (!latest || latest.version === request.version) return;
+async function refreshCopies(
+  context: CoreContext,
+  requestId: string,
+  knownVersion: number | null,
+): Promise<void> {
+  const latest = await context.storage.requests.getRequest(requestId);
+  if (!latest || latest.version === knownVersion) return;
   await updateCopies(
     context,
     latest.organizationId,
