@@ -3,7 +3,8 @@ import { slackTransport } from '../../adapters/chat/slack/index.js';
 import { normalizeEmail } from '../../core/domain/directory.js';
 import { chatTransportContract } from '../../testing/index.js';
 import { startFakeSlack } from '../support/fake-slack.js';
-import { slackSignatureHeaders, testSigningSecret } from '../support/slack-signing.js';
+import { postInteraction } from '../support/slack-clicks.js';
+import { testSigningSecret } from '../support/slack-signing.js';
 
 const teamId = 'T0CONTRACT';
 const botToken = 'xoxb-contract-token';
@@ -27,7 +28,6 @@ chatTransportContract('slack', {
       clock,
       retry: { retries: 1, minDelayMs: 0, maxDelayMs: 1 },
     });
-    const [route] = transport.routes;
     return {
       transport,
       async seen(email) {
@@ -39,7 +39,7 @@ chatTransportContract('slack', {
       },
       async click({ owner, index, value, clicker }) {
         const message = slack.messagesOf(teamId, idOf(owner))[index];
-        if (!message || !route) throw new Error(`${owner} has no message ${index}`);
+        if (!message) throw new Error(`${owner} has no message ${index}`);
         const body = slack.clickBody({
           teamId,
           userId: idOf(clicker ?? owner),
@@ -47,17 +47,7 @@ chatTransportContract('slack', {
           ts: message.ts,
           value,
         });
-        const response = await route.handle(
-          {
-            method: 'POST',
-            path: route.path,
-            query: new URLSearchParams(),
-            headers: slackSignatureHeaders(body, clock.now() / 1000),
-            body: new TextEncoder().encode(body),
-            clientAddress: '127.0.0.1',
-          },
-          {},
-        );
+        const response = await postInteraction(transport, body, clock.now() / 1000);
         if (response.status !== 200) throw new Error(`the click was answered ${response.status}`);
         await transport.idle();
       },

@@ -6,7 +6,8 @@ import type { StoragePorts } from '../../core/ports/storage.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
 import { redisTestStorages, redisUrl } from '../support/redis.js';
-import { slackSignatureHeaders, testSigningSecret } from '../support/slack-signing.js';
+import { answerOf, asEarlierRelease, clickNewest } from '../support/slack-clicks.js';
+import { testSigningSecret } from '../support/slack-signing.js';
 import { acmeWorkspace, fastRetry, slackIdOf, testInstallations } from '../support/slack-workspace.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
@@ -91,43 +92,22 @@ describe.each(storages)('Slack across instances sharing one %s store', (_name, m
 
   /** Clicks `value` on the newest message of `owner` as `clicker`, through `instance`'s endpoint. */
   const click = async ({ transport }: Instance, owner: string, value: string, clicker = owner) => {
-    const message = slack?.messagesOf(team, slackIdOf(owner)).at(-1);
-    const [route] = transport.routes;
-    if (!slack || !message || !route) throw new Error(`${owner} has no message`);
-    const body = slack.clickBody({
-      teamId: team,
-      userId: slackIdOf(clicker),
-      channel: message.channel,
-      ts: message.ts,
-      value,
-    });
-    const response = await route.handle(
-      {
-        method: 'POST',
-        path: route.path,
-        query: new URLSearchParams(),
-        headers: slackSignatureHeaders(body, clock.now() / 1000),
-        body: new TextEncoder().encode(body),
-        clientAddress: '127.0.0.1',
-      },
-      {},
+    if (!slack) throw new Error('no fake Slack is running');
+    await clickNewest(
+      slack,
+      transport,
+      { teamId: team, nowSeconds: clock.now() / 1000 },
+      { owner, value, clicker },
     );
-    expect(response.status).toBe(200);
-    await transport.idle();
-  };
-
-  const answerOf = async ({ notifier }: Instance, requestId: string, email: string) => {
-    const status = await notifier.status(await notifier.authenticate(testKeys.alice), requestId);
-    return status.responses.find((response) => response.user_email === email)?.option_value ?? null;
   };
 
   it('applies a click on a message one instance delivered through another, refusing anyone else', async () => {
     const { first, second } = await start();
     const requestId = await ask(first, [bob, carol]);
     await click(second, bob, 'approve', carol);
-    expect(await answerOf(first, requestId, bob)).toBeNull();
+    expect(await answerOf(first.notifier, requestId, bob)).toBeNull();
     await click(second, bob, 'approve');
-    expect(await answerOf(first, requestId, bob)).toBe('approve');
+    expect(await answerOf(first.notifier, requestId, bob)).toBe('approve');
     const [answered] = slack?.messagesOf(team, slackIdOf(bob)) ?? [];
     expect(answered?.buttons).toEqual([]);
     expect(answered?.footer).toContain('Approve');
@@ -142,16 +122,9 @@ describe.each(storages)('Slack across instances sharing one %s store', (_name, m
   it('routes a click on a message of an earlier release by the record it kept, in this store', async () => {
     const { storage, first, second } = await start();
     const requestId = await ask(first, [bob]);
-    const [copy] = await storage.deliveries.listDeliveries(requestId);
-    if (!copy) throw new Error('no copy delivered');
-    const { channel, ts } = copy.ref as { channel: string; ts: string };
-    await storage.deliveries.addDelivery({ ...copy, ref: { channel, ts } });
-    await storage.transportState.set(
-      `slack:copy:${channel}:${ts}`,
-      JSON.stringify(['acme', team, requestId, bob, slackIdOf(bob), 0]),
-    );
+    await asEarlierRelease(storage, requestId, bob, team);
     await click(second, bob, 'reject');
-    expect(await answerOf(first, requestId, bob)).toBe('reject');
+    expect(await answerOf(first.notifier, requestId, bob)).toBe('reject');
     expect(slack?.messagesOf(team, slackIdOf(bob))[0]?.buttons).toEqual([]);
   });
 });

@@ -11,7 +11,8 @@ import { requestView } from '../../core/request/message-view.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
-import { slackSignatureHeaders, testSigningSecret } from '../support/slack-signing.js';
+import { answerOf, asEarlierRelease, clickNewest, type NewestClick } from '../support/slack-clicks.js';
+import { testSigningSecret } from '../support/slack-signing.js';
 import {
   acmeWorkspace,
   dmChannelOf,
@@ -282,42 +283,18 @@ describe('Slack transport against a fake Slack Web API', () => {
   });
 
   /** Clicks `value` on the newest message of `owner`, as `clicker` (the owner by default). */
-  async function click(
+  const click = (
     { slack, transport, clock }: World,
     owner: string,
     value: string,
-    options: { clicker?: string; body?: (body: string) => string } = {},
-  ): Promise<void> {
-    const message = slack.messagesOf(team, slackIdOf(owner)).at(-1);
-    const [route] = transport.routes;
-    if (!message || !route) throw new Error(`${owner} has no message`);
-    const clicked = slack.clickBody({
-      teamId: team,
-      userId: slackIdOf(options.clicker ?? owner),
-      channel: message.channel,
-      ts: message.ts,
-      value,
-    });
-    const body = options.body ? options.body(clicked) : clicked;
-    const response = await route.handle(
-      {
-        method: 'POST',
-        path: route.path,
-        query: new URLSearchParams(),
-        headers: slackSignatureHeaders(body, clock.now() / 1000),
-        body: new TextEncoder().encode(body),
-        clientAddress: '127.0.0.1',
-      },
-      {},
+    options: Pick<NewestClick, 'clicker' | 'edit'> = {},
+  ) =>
+    clickNewest(
+      slack,
+      transport,
+      { teamId: team, nowSeconds: clock.now() / 1000 },
+      { owner, value, ...options },
     );
-    expect(response.status).toBe(200);
-    await transport.idle();
-  }
-
-  const answerOf = async ({ notifier }: World, requestId: string, email: string) => {
-    const status = await notifier.status(await notifier.authenticate(testKeys.alice), requestId);
-    return status.responses.find((response) => response.user_email === email)?.option_value ?? null;
-  };
 
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
     const { send, storage } = await start();
@@ -360,19 +337,11 @@ describe('Slack transport against a fake Slack Web API', () => {
     const world = await start();
     const { send, storage, slack } = world;
     const requestId = (await send(interactive([bob]))).json.request_id as string;
-    const [copy] = await storage.deliveries.listDeliveries(requestId);
-    if (!copy) throw new Error('no copy delivered');
-    const { channel, ts } = copy.ref as { channel: string; ts: string };
-    // What an earlier release left: a ref naming only the message, and a record of the copy.
-    await storage.deliveries.addDelivery({ ...copy, ref: { channel, ts } });
-    await storage.transportState.set(
-      `slack:copy:${channel}:${ts}`,
-      JSON.stringify(['acme', team, requestId, bob, slackIdOf(bob), 0]),
-    );
+    const { channel, ts } = await asEarlierRelease(storage, requestId, bob, team);
     await click(world, bob, 'approve', { clicker: carol });
-    expect(await answerOf(world, requestId, bob)).toBeNull();
+    expect(await answerOf(world.notifier, requestId, bob)).toBeNull();
     await click(world, bob, 'approve');
-    expect(await answerOf(world, requestId, bob)).toBe('approve');
+    expect(await answerOf(world.notifier, requestId, bob)).toBe('approve');
     expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).toEqual([]);
     const record = await storage.transportState.get(`slack:copy:${channel}:${ts}`);
     expect(JSON.parse(record?.value ?? '[]')[5]).toBe(
@@ -388,21 +357,12 @@ describe('Slack transport against a fake Slack Web API', () => {
     const { send, slack, logger, storage } = world;
     const other = (await send(interactive([bob, carol]))).json.request_id as string;
     const own = (await send(interactive([bob]))).json.request_id as string;
-    if (legacy) {
-      const [copy] = await storage.deliveries.listDeliveries(own);
-      if (!copy) throw new Error('no copy delivered');
-      const { channel, ts } = copy.ref as { channel: string; ts: string };
-      await storage.deliveries.addDelivery({ ...copy, ref: { channel, ts } });
-      await storage.transportState.set(
-        `slack:copy:${channel}:${ts}`,
-        JSON.stringify(['acme', team, own, bob, slackIdOf(bob), 0]),
-      );
-    }
+    if (legacy) await asEarlierRelease(storage, own, bob, team);
     // Bob's message of his own request, with buttons naming the other one, which he was sent too
     // (Slack signs what the message holds, so only a message built so could carry them).
-    await click(world, bob, 'approve', { body: (body) => body.replaceAll(own, other) });
-    expect(await answerOf(world, own, bob)).toBeNull();
-    expect(await answerOf(world, other, bob)).toBeNull();
+    await click(world, bob, 'approve', { edit: (body) => body.replaceAll(own, other) });
+    expect(await answerOf(world.notifier, own, bob)).toBeNull();
+    expect(await answerOf(world.notifier, other, bob)).toBeNull();
     expect(slack.callsTo('chat.update')).toEqual([]);
     expect(logger.entries.map((entry) => entry.message)).toContain(
       'Slack click on a message this transport has no record of: ignored',
