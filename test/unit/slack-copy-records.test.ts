@@ -24,15 +24,13 @@ const setup = (retentionMs?: number) => {
 };
 
 /** The ref of a message posted as D0BOB/1.1 to U0BOB of T0ACME with the view of version 2. */
-const delivered = slackRef(
-  { channel: 'D0BOB', ts: '1.1' },
-  { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' },
-);
+const ref = slackRef({ channel: 'D0BOB', ts: '1.1' }, { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' });
+const delivered = readSlackRef(ref);
 
 describe('Slack message refs and records', () => {
   it('puts in the ref the message, the version it was delivered with, the workspace and the recipient', () => {
-    expect(delivered).toEqual({ channel: 'D0BOB', ts: '1.1', v: '2', t: 'T0ACME', u: 'U0BOB' });
-    expect(readSlackRef(delivered)).toEqual({
+    expect(ref).toEqual({ channel: 'D0BOB', ts: '1.1', v: '2', t: 'T0ACME', u: 'U0BOB' });
+    expect(delivered).toEqual({
       channel: 'D0BOB',
       ts: '1.1',
       delivered: { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' },
@@ -41,8 +39,8 @@ describe('Slack message refs and records', () => {
 
   it('reads a ref of an earlier release (or with a version that is no number) as naming only the message', () => {
     expect(readSlackRef({ channel: 'D0BOB', ts: '1.1' }).delivered).toBeNull();
-    expect(readSlackRef({ ...delivered, v: '2x' }).delivered).toBeNull();
-    expect(readSlackRef({ ...delivered, v: '' }).delivered).toBeNull();
+    expect(readSlackRef({ ...ref, v: '2x' }).delivered).toBeNull();
+    expect(readSlackRef({ ...ref, v: '' }).delivered).toBeNull();
     expect(() => readSlackRef({ channel: 'D0BOB' })).toThrow(/without channel and ts/);
   });
 
@@ -81,15 +79,15 @@ describe('Slack message refs and records', () => {
 
   it('claims a message of an earlier release by the record it kept, rewritten as an array', async () => {
     const { state, copies } = setup();
-    const ref = { channel: 'D0BOB', ts: '1.2' };
+    const legacy = readSlackRef({ channel: 'D0BOB', ts: '1.2' });
     await state.set(
       'copy:D0BOB:1.2',
       JSON.stringify(['acme', 'T0ACME', legacyCopy.sendId, 'bób@acme.test', 'U0BOB', 1]),
     );
     expect(await copies.legacy('D0BOB', '1.2')).toEqual({ ...legacyCopy, lastVersion: 1 });
-    expect(await copies.claim(ref, 1)).toBe(true);
-    expect(await copies.claim(ref, 0)).toBe(false);
-    expect(await copies.claim(ref, 3)).toBe(true);
+    expect(await copies.claim(legacy, 1)).toBe(true);
+    expect(await copies.claim(legacy, 0)).toBe(false);
+    expect(await copies.claim(legacy, 3)).toBe(true);
     expect(JSON.parse((await state.get('copy:D0BOB:1.2'))?.value ?? 'null')).toEqual([
       'acme',
       'T0ACME',
@@ -105,7 +103,7 @@ describe('Slack message refs and records', () => {
     const { state, copies } = setup();
     await state.set('copy:D0BOB:1.3', JSON.stringify(legacyCopy));
     expect(await copies.legacy('D0BOB', '1.3')).toEqual(legacyCopy);
-    expect(await copies.claim({ channel: 'D0BOB', ts: '1.3' }, 3)).toBe(true);
+    expect(await copies.claim(readSlackRef({ channel: 'D0BOB', ts: '1.3' }), 3)).toBe(true);
     expect(JSON.parse((await state.get('copy:D0BOB:1.3'))?.value ?? 'null')).toEqual([
       'acme',
       'T0ACME',
@@ -124,10 +122,10 @@ describe('Slack message refs and records', () => {
       JSON.stringify({ ...['acme', 'T0ACME', legacyCopy.sendId], lastVersion: 2 }),
     );
     expect(await copies.legacy('D0BOB', '1.4')).toBeNull();
-    await expect(copies.claim({ channel: 'D0BOB', ts: '1.4' }, 3)).rejects.toMatchObject({
+    await expect(copies.claim(readSlackRef({ channel: 'D0BOB', ts: '1.4' }), 3)).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(copies.claim({ channel: 'D0BOB', ts: '1.5' }, 3)).rejects.toMatchObject({
+    await expect(copies.claim(readSlackRef({ channel: 'D0BOB', ts: '1.5' }), 3)).rejects.toMatchObject({
       code: 'not_found',
     });
   });

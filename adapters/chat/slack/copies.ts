@@ -130,14 +130,13 @@ export interface SlackCopies {
   /** The record an earlier release kept of the message `channel`/`ts`, or null when there is none. */
   legacy(channel: string, ts: string): Promise<LegacySlackCopy | null>;
   /**
-   * Takes the right to show the view of `version` on the message of `ref`: true when no newer view
+   * Takes the right to show the view of `version` on `message`: true when no newer view
    * was shown (recording `version` as the newest), false when a newer one was, or when `version` is
    * the view the message was delivered with and it never changed, so that an older view never
    * replaces a newer one and the view it shows is not sent again.
-   * @throws NotifyError `not_found` when `ref` names no message, or names one of an earlier release
-   * of which there is no record.
+   * @throws NotifyError `not_found` for a message of an earlier release of which there is no record.
    */
-  claim(ref: DeliveryRef, version: number): Promise<boolean>;
+  claim(message: SlackMessageRef, version: number): Promise<boolean>;
 }
 
 /**
@@ -171,8 +170,7 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
       return record === null ? null : decodeLegacy(record.value);
     },
 
-    async claim(ref, version) {
-      const { channel, ts, delivered } = readSlackRef(ref);
+    async claim({ channel, ts, delivered }, version) {
       if (delivered === null) return claimLegacy(channel, ts, version);
       if (version <= delivered.version) return false;
       const key = shownKey(channel, ts);

@@ -213,12 +213,13 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const { channel, ts } = readSlackRef(ref);
+      const message = readSlackRef(ref);
       // Claimed before Slack is called: of two views racing for one message, the older one learns
       // here that it is late. A call that fails keeps the claim, and the same view tried again
       // (the core retries failed updates) still goes through.
-      if (!(await connection().copies.claim(ref, delivery.message.version))) return;
+      if (!(await connection().copies.claim(message, delivery.message.version))) return;
       const installation = await installationOf(delivery.organization.id);
+      const { channel, ts } = message;
       await clientFor(installation.botToken).chat.update({ channel, ts, ...slackMessage(delivery.message) });
     },
 
