@@ -56,3 +56,24 @@ export const readStatus = (
     body: null,
     clientAddress: '127.0.0.1',
   });
+
+/** A message as `GET /inbox/api/messages` lists it, in the fields the tests look at. */
+export interface ListedInboxMessage {
+  selected: string | null;
+  buttons: { disabled: boolean }[];
+}
+
+/** The messages the local inbox lists for `email`, through the handler. */
+export async function inboxOf(
+  notifier: Pick<Notifier, 'handle'>,
+  email: string,
+): Promise<ListedInboxMessage[]> {
+  const listed = await notifier.handle({
+    method: 'GET',
+    url: `/inbox/api/messages?email=${encodeURIComponent(email)}`,
+    headers: {},
+    body: null,
+    clientAddress: '127.0.0.1',
+  });
+  return JSON.parse(listed?.body ?? '[]') as ListedInboxMessage[];
+}

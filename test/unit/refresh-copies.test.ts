@@ -3,6 +3,7 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport } from '../../core/adapter-kit.js';
 import { createNotifier } from '../../core/index.js';
+import { inboxOf } from '../support/api-requests.js';
 import { manualClock } from '../support/manual-clock.js';
 import { sendInteractive } from '../support/send-interactive.js';
 import { testSeed } from '../support/test-seed.js';
@@ -37,20 +38,7 @@ async function setup() {
   const notifier = createNotifier({ storage, clock, transports: [transport] });
   await notifier.seed(testSeed);
   const requestId = await sendInteractive(notifier, ['bob@acme.test']);
-  const inboxOf = async (email: string) => {
-    const listed = await notifier.handle({
-      method: 'GET',
-      url: `/inbox/api/messages?email=${email}`,
-      headers: {},
-      body: null,
-      clientAddress: '127.0.0.1',
-    });
-    return JSON.parse(String(listed?.body)) as {
-      selected: string | null;
-      buttons: { disabled: boolean }[];
-    }[];
-  };
-  return { clock, storage, notifier, state, requestId, inboxOf };
+  return { clock, storage, notifier, state, requestId, inboxOf: (email: string) => inboxOf(notifier, email) };
 }
 
 describe('a failed message update is retried as durable due work', () => {

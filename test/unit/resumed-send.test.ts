@@ -3,7 +3,7 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
 import { randomIds } from '../../core/security/random-id.js';
-import { interactiveBody, post } from '../support/api-requests.js';
+import { inboxOf, interactiveBody, post } from '../support/api-requests.js';
 import { flakyTransport } from '../support/flaky-transport.js';
 import { testSeed } from '../support/test-seed.js';
 
@@ -25,16 +25,7 @@ describe('a resumed interactive send', () => {
     await notifier.seed(testSeed);
     const body = interactiveBody([alice, bob]);
     const key = { 'idempotency-key': 'resumed-send' };
-    const aliceSees = async () => {
-      const answer = await notifier.handle({
-        method: 'GET',
-        url: `/inbox/api/messages?email=${alice}`,
-        headers: {},
-        body: null,
-        clientAddress: '127.0.0.1',
-      });
-      return JSON.parse(answer?.body ?? '[]') as { selected: string | null }[];
-    };
+    const aliceSees = () => inboxOf(notifier, alice);
 
     inbox.failNext(bob, 1);
     expect((await post(notifier, body, key))?.status).toBe(500);
