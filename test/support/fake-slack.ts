@@ -8,7 +8,8 @@
  *
  * Every call is recorded and checked: the bearer token must be a workspace's, and messages must
  * respect Block Kit's limits (a violation is answered `invalid_blocks` and kept in `violations`).
- * Faults can be injected per method: latency, `429` with `Retry-After`, HTTP errors, `ok: false`.
+ * Faults can be injected per method: latency, `429` with `Retry-After`, HTTP errors, `ok: false`,
+ * a call held until the test releases it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -69,6 +70,8 @@ export interface FakeSlackMessage {
 /** A fault injected into the next calls of a method. */
 export type FakeSlackFault =
   | { kind: 'rate-limited'; retryAfterSeconds: number }
+  /** Served as usual once `until` settles: how two calls are made to land in the order a test wants. */
+  | { kind: 'held'; until: Promise<void> }
   | { kind: 'http-error'; status: number }
   | { kind: 'error'; error: string };
 
@@ -343,6 +346,7 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
         res.end(JSON.stringify(body));
       };
+      if (fault?.kind === 'held') await fault.until;
       if (fault?.kind === 'rate-limited') {
         reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(fault.retryAfterSeconds) });
       } else if (fault?.kind === 'http-error') {

@@ -77,6 +77,20 @@ describe('Slack message refs and records', () => {
     }
   });
 
+  it('tells a view it was superseded once a newer one was claimed, for messages of now and of an earlier release', async () => {
+    const { state, copies } = setup();
+    // Nothing changed since the delivery of version 2.
+    expect(await copies.superseded(delivered, 2)).toBe(false);
+    await copies.claim(delivered, 4);
+    expect(await copies.superseded(delivered, 4)).toBe(false);
+    expect(await copies.superseded(delivered, 3)).toBe(true);
+    const legacy = readSlackRef({ channel: 'D0BOB', ts: '1.2' });
+    expect(await copies.superseded(legacy, 1)).toBe(false);
+    await state.set('copy:D0BOB:1.2', JSON.stringify({ ...legacyCopy, lastVersion: 5 }));
+    expect(await copies.superseded(legacy, 5)).toBe(false);
+    expect(await copies.superseded(legacy, 4)).toBe(true);
+  });
+
   it('claims a message of an earlier release by the record it kept, rewritten as an array', async () => {
     const { state, copies } = setup();
     const legacy = readSlackRef({ channel: 'D0BOB', ts: '1.2' });

@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type SlackTransport,
   type SlackTransportOptions,
   slackTransport,
 } from '../../adapters/chat/slack/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { MessageView } from '../../core/domain/message-view.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { requestView } from '../../core/request/message-view.js';
@@ -369,29 +370,66 @@ describe('Slack transport against a fake Slack Web API', () => {
     );
   });
 
-  it('throws when an update fails, and applies it when tried again', async () => {
-    const { slack, send, transport, storage } = await start();
-    const sent = await send(interactive([bob]));
-    const requestId = sent.json.request_id as string;
+  /** Bob's copy of a new interactive request, and how to call `update` on it with a view of that request. */
+  async function bobsCopy({ send, storage, transport }: World) {
+    const requestId = (await send(interactive([bob]))).json.request_id as string;
     const [copy] = await storage.deliveries.listDeliveries(requestId);
     const request = await storage.requests.getRequest(requestId);
     if (!copy || !request) throw new Error('no copy delivered');
     const organization = { id: 'acme', name: 'Acme Inc' };
     const address = { installationId: team, userRef: slackIdOf(bob) };
+    return {
+      request,
+      update: (view: MessageView) =>
+        transport.update({ organization, recipient: bob, address, message: view }, copy.ref),
+    };
+  }
+
+  const bobsMessage = (slack: FakeSlack) => slack.messagesOf(team, slackIdOf(bob))[0];
+
+  it('throws when an update fails, and applies it when tried again', async () => {
+    const world = await start();
+    const { request, update } = await bobsCopy(world);
     const finished = requestView(
       { ...request, version: request.version + 1, status: 'finished', finishedAt: 0 },
       bob,
     );
-    const update = () =>
-      transport.update({ organization, recipient: bob, address, message: finished }, copy.ref);
 
-    slack.inject('chat.update', { kind: 'error', error: 'internal_error' });
-    await expect(update()).rejects.toThrow(/internal_error/);
-    expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).toHaveLength(2);
+    world.slack.inject('chat.update', { kind: 'error', error: 'internal_error' });
+    await expect(update(finished)).rejects.toThrow(/internal_error/);
+    expect(bobsMessage(world.slack)?.buttons).toHaveLength(2);
 
-    await update();
-    const [message] = slack.messagesOf(team, slackIdOf(bob));
-    expect(message?.buttons).toEqual([]);
-    expect(message?.footer).toMatch(/expired/);
+    await update(finished);
+    expect(bobsMessage(world.slack)?.buttons).toEqual([]);
+    expect(bobsMessage(world.slack)?.footer).toMatch(/expired/);
+  });
+
+  it('throws when its view reached Slack after a newer one, and the newer view tried again is shown', async () => {
+    const world = await start();
+    const { slack } = world;
+    const { request, update } = await bobsCopy(world);
+    const older = requestView({ ...request, version: request.version + 1 }, bob);
+    const newer = requestView(
+      { ...request, version: request.version + 2, status: 'finished', finishedAt: 0 },
+      bob,
+    );
+    let release = () => {};
+    slack.inject('chat.update', {
+      kind: 'held',
+      until: new Promise((resolve) => {
+        release = resolve;
+      }),
+    });
+    const late = update(older);
+    await vi.waitFor(() => expect(slack.callsTo('chat.update')).toHaveLength(1));
+    await update(newer);
+    expect(bobsMessage(slack)?.buttons).toEqual([]);
+    release();
+    await expect(late).rejects.toThrow(/a newer view was claimed/);
+    // The older view landed last: Slack shows it until the core's refresh sends the current view.
+    expect(bobsMessage(slack)?.buttons).toHaveLength(2);
+    await update(newer);
+    expect(bobsMessage(slack)?.buttons).toEqual([]);
+    expect(bobsMessage(slack)?.updates).toBe(3);
   });
 });

@@ -137,6 +137,11 @@ export interface SlackCopies {
    * @throws NotifyError `not_found` for a message of an earlier release of which there is no record.
    */
   claim(message: SlackMessageRef, version: number): Promise<boolean>;
+  /**
+   * Whether a view newer than `version` was claimed for `message`: asked once the view of `version`
+   * was shown, which may then have replaced the newer one.
+   */
+  superseded(message: SlackMessageRef, version: number): Promise<boolean>;
 }
 
 /**
@@ -164,11 +169,13 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
     }
   };
 
+  const legacy = async (channel: string, ts: string): Promise<LegacySlackCopy | null> => {
+    const record = await state.get(copyKey(channel, ts));
+    return record === null ? null : decodeLegacy(record.value);
+  };
+
   return {
-    async legacy(channel, ts) {
-      const record = await state.get(copyKey(channel, ts));
-      return record === null ? null : decodeLegacy(record.value);
-    },
+    legacy,
 
     async claim({ channel, ts, delivered }, version) {
       if (delivered === null) return claimLegacy(channel, ts, version);
@@ -181,6 +188,16 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
         const expected = record === null ? null : record.version;
         if ((await state.compareAndSet(key, String(version), expected, recordOptions)) !== null) return true;
       }
+    },
+
+    async superseded({ channel, ts, delivered }, version) {
+      if (delivered === null) {
+        const copy = await legacy(channel, ts);
+        return copy !== null && copy.lastVersion > version;
+      }
+      const record = await state.get(shownKey(channel, ts));
+      const shown = record === null ? null : versionOf(record.value);
+      return shown !== null && shown > version;
     },
   };
 }

@@ -214,13 +214,23 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
       const message = readSlackRef(ref);
+      const { copies } = connection();
+      const { version } = delivery.message;
       // Claimed before Slack is called: of two views racing for one message, the older one learns
       // here that it is late. A call that fails keeps the claim, and the same view tried again
       // (the core retries failed updates) still goes through.
-      if (!(await connection().copies.claim(message, delivery.message.version))) return;
+      if (!(await copies.claim(message, version))) return;
       const installation = await installationOf(delivery.organization.id);
       const { channel, ts } = message;
       await clientFor(installation.botToken).chat.update({ channel, ts, ...slackMessage(delivery.message) });
+      // A newer view claimed while this call was on its way may have reached Slack first, and this
+      // one replaced it. Failing makes the core refresh the message with the request's current view,
+      // which the claim lets through again.
+      if (await copies.superseded(message, version)) {
+        throw new Error(
+          `Slack message ${channel}/${ts}: a newer view was claimed while view ${version} was sent`,
+        );
+      }
     },
 
     routes: [
