@@ -12,7 +12,8 @@
  * must be URL-encoded, and every card must parse with the official `adaptivecards` package at schema
  * 1.5 without a warning or a property it does not know (a violation is answered `400` and kept in
  * `violations`). A user who removed or blocked the app is answered `403 BotNotInConversationRoster`,
- * and faults can be injected per operation: `429` with `Retry-After`, `412`, `502`, `504`, ….
+ * and faults can be injected per operation: `429` with `Retry-After`, `412`, `502`, `504`, …;
+ * and a call can be held, once recorded, until the test releases it.
  *
  * It also plays Teams' side of the bot's endpoint: it builds the activities Teams would POST to
  * `/teams/messages` when a user installs the app or clicks a button of a message it holds.
@@ -148,6 +149,11 @@ export interface FakeBotConnector {
   ): void;
   /** Every answer waits this long (ms) before it is sent. */
   setLatency(ms: number): void;
+  /**
+   * The next call of `operation` waits, once received, until the function answered is called, then
+   * is served as usual: how two calls are made to land in the order a test wants.
+   */
+  hold(operation: FakeConnectorCall['operation']): () => void;
   /** The 1:1 conversation of a user with the bot, or null before there is one. */
   personalConversationOf(userId: string): string | null;
   /** What Teams sends when a user installs the app for themselves: `installationUpdate`, then `conversationUpdate`. */
@@ -229,6 +235,7 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
   const blocked = new Set<string>();
   const conversations = new Map<string, Conversation>();
   const faults: { operation: string; fault: FakeConnectorFault; conversationId: string | undefined }[] = [];
+  const holds: { operation: string; until: Promise<void> }[] = [];
   const calls: FakeConnectorCall[] = [];
   const violations: string[] = [];
   let counter = 0;
@@ -414,6 +421,8 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
     };
     calls.push(call);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    const held = holds.findIndex((planned) => planned.operation === where.operation);
+    if (held >= 0) await holds.splice(held, 1)[0]?.until;
     const reply = (status: number, answer: Json, headers: Record<string, string> = {}) => {
       call.status = status;
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -470,6 +479,16 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
     },
     setLatency(ms) {
       latencyMs = ms;
+    },
+    hold(operation) {
+      let release = () => {};
+      holds.push({
+        operation,
+        until: new Promise((resolve) => {
+          release = resolve;
+        }),
+      });
+      return release;
     },
     personalConversationOf(userId) {
       const conversation = [...conversations.values()].find(

@@ -8,8 +8,8 @@
  *
  * Every call is recorded and checked: the bearer token must be a workspace's, and messages must
  * respect Block Kit's limits (a violation is answered `invalid_blocks` and kept in `violations`).
- * Faults can be injected per method: latency, `429` with `Retry-After`, HTTP errors, `ok: false`,
- * a call held until the test releases it.
+ * Faults can be injected per method: latency, `429` with `Retry-After`, HTTP errors, `ok: false`;
+ * and a call can be held, once recorded, until the test releases it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -70,8 +70,6 @@ export interface FakeSlackMessage {
 /** A fault injected into the next calls of a method. */
 export type FakeSlackFault =
   | { kind: 'rate-limited'; retryAfterSeconds: number }
-  /** Served as usual once `until` settles: how two calls are made to land in the order a test wants. */
-  | { kind: 'held'; until: Promise<void> }
   | { kind: 'http-error'; status: number }
   | { kind: 'error'; error: string };
 
@@ -98,6 +96,11 @@ export interface FakeSlack {
   inject(method: string, fault: FakeSlackFault, times?: number, match?: Record<string, string>): void;
   /** Every answer waits this long (ms) before it is sent. */
   setLatency(ms: number): void;
+  /**
+   * The next call of `method` waits, once received, until the function answered is called, then is
+   * served as usual: how two calls are made to land in the order a test wants.
+   */
+  hold(method: string): () => void;
   /** The messages in the direct-message channel of a user, oldest first. */
   messagesOf(teamId: string, userId: string): FakeSlackMessage[];
   /** The most calls (of one method, or of all) that were in flight at the same time. */
@@ -243,6 +246,7 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
   const calls: FakeSlackCall[] = [];
   const violations: string[] = [];
   let latencyMs = 0;
+  const holds: { method: string; until: Promise<void> }[] = [];
   let tsCounter = 0;
   let clickCounter = 0;
 
@@ -337,6 +341,8 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
       if (typeof params.blocks === 'string') params.blocks = JSON.parse(params.blocks);
       const teamId = teamOfToken(req.headers.authorization);
       calls.push({ method, teamId, params });
+      const held = holds.findIndex((planned) => planned.method === method);
+      if (held >= 0) await holds.splice(held, 1)[0]?.until;
       const planned = faults.get(method) ?? [];
       const index = planned.findIndex(({ match }) =>
         Object.entries(match).every(([name, value]) => params[name] === value),
@@ -346,7 +352,6 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
         res.end(JSON.stringify(body));
       };
-      if (fault?.kind === 'held') await fault.until;
       if (fault?.kind === 'rate-limited') {
         reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(fault.retryAfterSeconds) });
       } else if (fault?.kind === 'http-error') {
@@ -396,6 +401,16 @@ export async function startFakeSlack(workspaces: FakeSlackWorkspace[] = []): Pro
     },
     setLatency(ms) {
       latencyMs = ms;
+    },
+    hold(method) {
+      let release = () => {};
+      holds.push({
+        method,
+        until: new Promise((resolve) => {
+          release = resolve;
+        }),
+      });
+      return release;
     },
     messagesOf(teamId, userId) {
       return [...channels.entries()]

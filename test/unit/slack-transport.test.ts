@@ -413,13 +413,7 @@ describe('Slack transport against a fake Slack Web API', () => {
       { ...request, version: request.version + 2, status: 'finished', finishedAt: 0 },
       bob,
     );
-    let release = () => {};
-    slack.inject('chat.update', {
-      kind: 'held',
-      until: new Promise((resolve) => {
-        release = resolve;
-      }),
-    });
+    const release = slack.hold('chat.update');
     const late = update(older);
     await vi.waitFor(() => expect(slack.callsTo('chat.update')).toHaveLength(1));
     await update(newer);

@@ -1,9 +1,12 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { HttpResponse } from '../../core/http/types.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import type { LogFields, Logger } from '../../core/ports/logger.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
+import { requestView } from '../../core/request/message-view.js';
 import {
   type FakeBotConnector,
   type FakeTeamsMessage,
@@ -42,6 +45,8 @@ const mallory = user('mallory', { email: 'alice@acme.test', tenantId: otherTenan
 interface World {
   authority: LocalOpenIdAuthority;
   connector: FakeBotConnector;
+  transport: ChatTransport;
+  storage: StoragePorts;
   notifier: Notifier;
   clock: ManualClock;
   logs: string[];
@@ -109,8 +114,9 @@ async function start({ retries = 2, requestTimeoutMs, retention }: StartOptions 
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
     logger,
   });
+  const storage = memoryStorage({ clock });
   const notifier = createNotifier({
-    storage: memoryStorage({ clock }),
+    storage,
     transports: [transport],
     clock,
     logger,
@@ -155,6 +161,8 @@ async function start({ retries = 2, requestTimeoutMs, retention }: StartOptions 
   world = {
     authority,
     connector,
+    transport,
+    storage,
     notifier,
     clock,
     logs,
@@ -509,6 +517,38 @@ describe('Teams transport: clicks', () => {
       501,
     );
     expect((await w.post({ ...installation, type: 'message', text: 'hi' })).status).toBe(200);
+  });
+
+  it('throws when its view reached Teams after a newer one, and the newer view tried again is shown', async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const [copy] = await w.storage.deliveries.listDeliveries(requestId);
+    const request = await w.storage.requests.getRequest(requestId);
+    if (!copy || !request) throw new Error('no copy delivered');
+    const organization = { id: 'acme', name: 'Acme Inc' };
+    const address = { installationId: acmeTenant, userRef: bob.id };
+    const update = (version: number, status: 'pending' | 'finished') =>
+      w.transport.update(
+        {
+          organization,
+          recipient: 'bob@acme.test',
+          address,
+          message: requestView({ ...request, version, status, finishedAt: 0 }, 'bob@acme.test'),
+        },
+        copy.ref,
+      );
+    const release = w.connector.hold('update');
+    const late = update(request.version + 1, 'pending');
+    await vi.waitFor(() => expect(w.connector.callsTo('update')).toHaveLength(1));
+    await update(request.version + 2, 'finished');
+    expect(only(w, bob).buttons).toEqual([]);
+    release();
+    await expect(late).rejects.toThrow(/a newer view was claimed/);
+    // The older view landed last: Teams shows it until the core's refresh sends the current view.
+    expect(only(w, bob).buttons).toHaveLength(2);
+    await update(request.version + 2, 'finished');
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/), updates: 3 });
   });
 
   it('updates every other copy with updateActivity at expiry', async () => {

@@ -172,14 +172,24 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       if (conversationId === undefined || activityId === undefined) {
         throw new NotifyError('not_found', 'Teams delivery reference without conversationId and activityId');
       }
+      const { copies } = state();
+      const { version } = delivery.message;
       const card = adaptiveCard(delivery.message);
-      const copy = await state().copies.claim(conversationId, activityId, delivery.message.version, card);
+      const copy = await copies.claim(conversationId, activityId, version, card);
       // A newer view is shown already; or a click on this very copy is being answered, and its answer
       // replaces the card with the newest view, just recorded.
       if (copy === null || answering.has(AnsweringCopies.key(conversationId, activityId))) return;
       await connector
         .update(copy, activityId, cardMessage(delivery.message, card))
         .catch((error: unknown) => markedWhenForbidden(copy.tenantId, copy.userId, error));
+      // A newer view claimed while this call was on its way may have reached Teams first, and this
+      // one replaced it. Failing makes the core refresh the message with the request's current view.
+      const now = await copies.get(conversationId, activityId);
+      if (now !== null && now.lastVersion > version) {
+        throw new Error(
+          `Teams message ${activityId} in ${conversationId}: a newer view was claimed while view ${version} was sent`,
+        );
+      }
     },
 
     routes: [
