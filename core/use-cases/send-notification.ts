@@ -10,6 +10,7 @@ import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
 import { deliverCopies, type ResolvedRecipient, updateCopies } from './deliver-copies.js';
+import { scheduleRefresh } from './refresh-copies.js';
 
 /** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
 export interface SendAttempt {
@@ -166,7 +167,7 @@ export const timeoutDue = (request: Pick<InteractiveRequest, 'id' | 'expiresAt'>
 
 /**
  * Brings every copy of a request to the view of its latest state (a copy already showing it changes
- * nothing), unless that state is still `knownVersion`: a click on a copy delivered early may have
+ * nothing; one that fails is refreshed later), unless that state is still `knownVersion`: a click on a copy delivered early may have
  * changed the request while later copies were still going out with the first view. Null when what
  * the copies show is not known.
  */
@@ -177,13 +178,14 @@ async function refreshCopies(
 ): Promise<void> {
   const latest = await context.storage.requests.getRequest(requestId);
   if (!latest || latest.version === knownVersion) return;
-  await updateCopies(
+  const failed = await updateCopies(
     context,
     latest.organizationId,
     latest.id,
     latest.recipients.map((r) => r.key),
     requestViews(latest),
   );
+  if (failed > 0) await scheduleRefresh(context, latest.id);
 }
 
 function throwIfFailed(failed: readonly ResolvedRecipient[]): void {

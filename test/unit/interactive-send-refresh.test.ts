@@ -3,6 +3,7 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport, StoragePorts } from '../../core/adapter-kit.js';
 import { createNotifier, type Notifier } from '../../core/index.js';
+import { manualClock } from '../support/manual-clock.js';
 import { sendInteractive } from '../support/send-interactive.js';
 import { testSeed } from '../support/test-seed.js';
 
@@ -30,6 +31,8 @@ function countingStorage() {
 function watchedInbox(beforeDeliver: (recipient: string, sendId: string) => Promise<void>) {
   const inner = inboxTransport();
   const shown = new Map<string, number>();
+  /** Recipients whose next update fails, as a platform briefly down would make it. */
+  const failing = new Set<string>();
   const transport: ChatTransport = {
     platform: inner.platform,
     routes: inner.routes,
@@ -42,11 +45,12 @@ function watchedInbox(beforeDeliver: (recipient: string, sendId: string) => Prom
       return ref;
     },
     async update(delivery, ref) {
+      if (failing.delete(delivery.recipient)) throw new Error('the platform is briefly down');
       await inner.update(delivery, ref);
       shown.set(delivery.recipient, Math.max(shown.get(delivery.recipient) ?? 0, delivery.message.version));
     },
   };
-  return { transport, shown };
+  return { transport, shown, failing };
 }
 
 const until = async (condition: () => Promise<boolean>): Promise<void> => {
@@ -83,6 +87,26 @@ describe('an interactive send brings its copies up to date after a click during 
     const requestId = await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
     const latest = await storage.requests.getRequest(requestId);
     expect(latest?.version).toBe(1);
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
+    await notifier.stop();
+  });
+
+  it('schedules a refresh when that update fails, which brings the copy up to date later', async () => {
+    const clock = manualClock();
+    const storage = memoryStorage({ clock });
+    let notifier: Notifier | null = null;
+    const { transport, shown, failing } = watchedInbox(async (recipient, sendId) => {
+      if (recipient !== 'dave@acme.test' || notifier === null) return;
+      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
+      failing.add('dave@acme.test');
+      await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' });
+    });
+    notifier = createNotifier({ storage, transports: [transport], clock });
+    await notifier.seed(testSeed);
+    await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 0 });
+    clock.advance(10_000);
+    await notifier.runDueWork();
     expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
     await notifier.stop();
   });
