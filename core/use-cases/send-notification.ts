@@ -167,9 +167,9 @@ export const timeoutDue = (request: Pick<InteractiveRequest, 'id' | 'expiresAt'>
 
 /**
  * Brings every copy of a request to the view of its latest state (a copy already showing it changes
- * nothing; one that fails is refreshed later), unless that state is still `knownVersion`: a click on a copy delivered early may have
- * changed the request while later copies were still going out with the first view. Null when what
- * the copies show is not known.
+ * nothing; one that fails is refreshed later), unless that state is still `knownVersion`: a click
+ * on a copy delivered early may have changed the request while later copies were still going out
+ * with the first view. Null when what the copies show is not known.
  */
 async function refreshCopies(
   context: CoreContext,
