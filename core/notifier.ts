@@ -13,7 +13,7 @@ import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
-import { requestViews } from './request/message-view.js';
+import { requestView, requestViews } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import { statusBody } from './request/status-body.js';
 import type { RequestStatus } from './schemas/responses.js';
@@ -210,6 +210,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const sink = {
     click: (click: Click) => applyClick(context, click),
     listUsers: () => options.storage.directory.listUsers(),
+    view: async (sendId: string, recipient: string) => {
+      const request = await options.storage.requests.getRequest(sendId);
+      if (!request?.recipients.some((each) => each.key === recipient)) return null;
+      return requestView(request, recipient);
+    },
     retentionMs,
   };
   for (const transport of options.transports) {

@@ -51,6 +51,13 @@ export interface ChatSink {
    */
   copies: (sendId: string) => Promise<DeliveryRecord[]>;
   /**
+   * What `recipient`'s copy of a send should show now: the view of the interactive request as it
+   * stands in the store, as an update would bring it. Null when the core keeps no interactive
+   * request by that id, or `recipient` (normalized) is not one of its recipients. A transport that
+   * must answer a click with the message it now shows (Teams) builds it from this.
+   */
+  view: (sendId: string, recipient: string) => Promise<MessageView | null>;
+  /**
    * This transport's own storage (message references, user-id caches, installations), on the
    * notifier's storage and shared by every instance on it. Its keys are this platform's alone:
    * the notifier namespaces them by `platform`, so transports never see each other's keys.

@@ -86,6 +86,10 @@ class UpdatingSink implements ChatSink {
     return users;
   }
 
+  async view(sendId: string, recipient: string): Promise<MessageView | null> {
+    return this.delivered.get(`${sendId} ${recipient}`)?.delivery.message ?? null;
+  }
+
   async copies(sendId: string): Promise<DeliveryRecord[]> {
     return [...this.delivered.values()]
       .filter(({ delivery }) => delivery.message.sendId === sendId)

@@ -41,6 +41,7 @@ function plainSendContext(storage: StoragePorts, perKeyBurst = 10): CoreContext 
     click: async () => 'not-found',
     listUsers: async () => [],
     copies: async () => [],
+    view: async () => null,
     state: storage.transportState,
   });
   const context: Omit<CoreContext, 'machine' | 'dueWork'> = {

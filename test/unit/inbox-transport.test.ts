@@ -97,6 +97,10 @@ class RecordingSink implements ChatSink {
   async copies(): Promise<DeliveryRecord[]> {
     return [];
   }
+
+  async view(): Promise<MessageView | null> {
+    return null;
+  }
 }
 
 interface CallOptions {

@@ -43,6 +43,7 @@ beforeAll(async () => {
     click: async () => 'accepted',
     listUsers: async () => [],
     copies: async () => [],
+    view: async () => null,
     state: scopedTransportState(memoryStorage().transportState, 'teams'),
   });
   const [first] = transport.routes;
