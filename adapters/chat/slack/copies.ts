@@ -5,6 +5,7 @@ import {
   NotifyError,
   type TransportStateStore,
 } from '../../../core/adapter-kit.js';
+import { shownVersions, versionOf } from '../shown-versions.js';
 
 /** Who may click on a delivered interactive message: its recipient, as Slack and chat-notify know them. */
 export interface SlackClicker {
@@ -44,10 +45,6 @@ export const slackRef = (
   t: delivered.teamId,
   u: delivered.slackUserId,
 });
-
-/** A version as a ref or a record holds it: a decimal integer, or null for anything else. */
-const versionOf = (text: string | undefined): number | null =>
-  text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : null;
 
 /**
  * What `ref` names. @throws NotifyError `not_found` when it names no message (no `channel` or `ts`).
@@ -152,6 +149,7 @@ export interface SlackCopies {
  */
 export function slackCopies(state: TransportStateStore, retentionMs = defaultRetentionMs): SlackCopies {
   const recordOptions = { ttlMs: longestOpenMs + retentionMs };
+  const shown = shownVersions(state, recordOptions);
 
   // Compare-and-set, retried when another update landed in between: of two views racing for one
   // message, the newer always ends up recorded, and the older one learns it is late.
@@ -177,27 +175,15 @@ export function slackCopies(state: TransportStateStore, retentionMs = defaultRet
   return {
     legacy,
 
-    async claim({ channel, ts, delivered }, version) {
-      if (delivered === null) return claimLegacy(channel, ts, version);
-      if (version <= delivered.version) return false;
-      const key = shownKey(channel, ts);
-      for (;;) {
-        const record = await state.get(key);
-        const shown = record === null ? null : versionOf(record.value);
-        if (shown !== null && version <= shown) return version === shown;
-        const expected = record === null ? null : record.version;
-        if ((await state.compareAndSet(key, String(version), expected, recordOptions)) !== null) return true;
-      }
-    },
+    claim: ({ channel, ts, delivered }, version) =>
+      delivered === null
+        ? claimLegacy(channel, ts, version)
+        : shown.claim(shownKey(channel, ts), delivered.version, version),
 
     async superseded({ channel, ts, delivered }, version) {
-      if (delivered === null) {
-        const copy = await legacy(channel, ts);
-        return copy !== null && copy.lastVersion > version;
-      }
-      const record = await state.get(shownKey(channel, ts));
-      const shown = record === null ? null : versionOf(record.value);
-      return shown !== null && shown > version;
+      if (delivered !== null) return shown.superseded(shownKey(channel, ts), version);
+      const copy = await legacy(channel, ts);
+      return copy !== null && copy.lastVersion > version;
     },
   };
 }
