@@ -81,6 +81,8 @@ export interface FakeTeamsUser {
 
 /** A recorded call. */
 export interface FakeConnectorCall {
+  /** The regional path the call came to (`amer` in every activity's `serviceUrl`). */
+  region: string;
   operation: 'create' | 'send' | 'update' | 'member' | 'unknown';
   method: string;
   /** Decoded ids from the path. */
@@ -296,9 +298,13 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
     userRole: 'user',
   });
 
-  /** Splits `/amer/v3/conversations/{id}/…` into the operation and its decoded ids. */
+  /**
+   * Splits `/<region>/v3/conversations/{id}/…` into the region, the operation and its decoded ids.
+   * Every region serves the same conversations, as Teams' regional service URLs do.
+   */
   const route = (method: string, rawPath: string) => {
-    const prefix = '/amer/v3/conversations';
+    const region = /^\/([a-z]+)\//.exec(rawPath)?.[1] ?? '';
+    const prefix = `/${region}/v3/conversations`;
     const segments = rawPath.startsWith(prefix)
       ? rawPath.slice(prefix.length).split('/').filter(Boolean)
       : [];
@@ -317,6 +323,7 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
               ? 'member'
               : 'unknown';
     return {
+      region,
       operation,
       conversationId,
       id,
@@ -410,6 +417,7 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
     const authorized = token !== undefined && options.acceptToken(token);
     const { conversationId, id } = where;
     const call: FakeConnectorCall = {
+      region: where.region,
       operation: where.operation,
       method,
       conversationId,

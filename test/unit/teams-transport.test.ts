@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { adaptiveCard } from '../../adapters/chat/teams/card.js';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { HttpResponse } from '../../core/http/types.js';
@@ -50,7 +51,8 @@ interface World {
   notifier: Notifier;
   clock: ManualClock;
   logs: string[];
-  post(activity: unknown): Promise<HttpResponse>;
+  /** Posts an activity as Teams would, with a token for `serviceUrl` (the fake's own by default). */
+  post(activity: unknown, serviceUrl?: string): Promise<HttpResponse>;
   install(...users: FakeTeamsUser[]): Promise<void>;
   send(body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }>;
   ask(recipients: string[], extra?: Record<string, unknown>): Promise<string>;
@@ -130,14 +132,14 @@ async function start({ retries = 2, requestTimeoutMs, retention }: StartOptions 
   const [route] = transport.routes;
   if (!route) throw new Error('no route');
 
-  const post: World['post'] = (activity) =>
+  const post: World['post'] = (activity, serviceUrl = connector.serviceUrl) =>
     route.handle(
       {
         method: 'POST',
         path: route.path,
         query: new URLSearchParams(),
         headers: {
-          authorization: `Bearer ${authority.activityToken({ audience: appId, serviceUrl: connector.serviceUrl })}`,
+          authorization: `Bearer ${authority.activityToken({ audience: appId, serviceUrl })}`,
           'content-type': 'application/json',
         },
         body: new TextEncoder().encode(JSON.stringify(activity)),
@@ -485,8 +487,9 @@ describe('Teams transport: clicks', () => {
     });
     const statusOf = async (activity: unknown) =>
       (JSON.parse((await w.post(activity)).body) as InvokeAnswer).statusCode;
+    // A message is found among the copies of the request its button names: none of another.
     expect(await statusOf(withData({ requestId: 'req_000000000000000000000000', value: 'approve' }))).toBe(
-      403,
+      404,
     );
     expect(await statusOf({ ...invoke, replyToId: '1:unknown' })).toBe(404);
     expect(await statusOf(withData({ requestId, value: 'maybe' }))).toBe(400);
@@ -494,16 +497,41 @@ describe('Teams transport: clicks', () => {
     expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
   });
 
-  it("forgets a message once the notifier's retention has passed after the longest a request lives", async () => {
+  it.each([
+    ['delivered now', false],
+    ['of an earlier release', true],
+  ])(
+    'refuses a click on a message %s whose button names another request of its recipient, and changes neither',
+    async (_, legacy) => {
+      const w = await start();
+      await w.install(bob, carol);
+      const other = await w.ask(['bob@acme.test', 'carol@acme.test']);
+      const own = await w.ask(['bob@acme.test']);
+      if (legacy) await asEarlierRelease(w, own);
+      const [, message] = w.connector.messagesOf(bob.id);
+      if (!message) throw new Error('no second message');
+      const invoke = w.connector.clickActivity(message, 'approve');
+      const value = invoke.value as { action: { data: Record<string, string> } };
+      const forged = {
+        ...invoke,
+        value: { ...value, action: { ...value.action, data: { ...value.action.data, requestId: other } } },
+      };
+      const answer = JSON.parse((await w.post(forged)).body) as InvokeAnswer;
+      expect(answer.statusCode).toBe(404);
+      expect(await w.answerOf(own, 'bob@acme.test')).toBeNull();
+      expect(await w.answerOf(other, 'bob@acme.test')).toBeNull();
+    },
+  );
+
+  it("forgets a message once the notifier's retention has passed after its request finished", async () => {
     const day = 24 * 60 * 60_000;
     const w = await start({ retention: day });
     await w.install(bob, carol);
     await w.ask(['bob@acme.test', 'carol@acme.test']);
     const open = only(w, bob);
-    // The timeout is the last change of the message: its record lives on from then.
     w.clock.advance(60 * 60_000);
     await w.notifier.runDueWork();
-    w.clock.advance(2 * day - 60_000);
+    w.clock.advance(day - 60_000);
     expect((await w.click(open, 'approve')).statusCode).toBe(200);
     w.clock.advance(2 * 60_000);
     expect((await w.click(open, 'approve')).statusCode).toBe(404);
@@ -571,5 +599,128 @@ describe('Teams transport: clicks', () => {
     ).toEqual(
       [w.connector.personalConversationOf(bob.id), w.connector.personalConversationOf(carol.id)].sort(),
     );
+  });
+});
+
+/** The copy of a request to Bob, as the core recorded it. */
+const bobsCopy = async (w: World, requestId: string) => {
+  const copy = (await w.storage.deliveries.listDeliveries(requestId)).find(
+    (each) => each.recipient === 'bob@acme.test',
+  );
+  const { conversationId, activityId } = copy?.ref ?? {};
+  if (!copy || conversationId === undefined || activityId === undefined) throw new Error('no copy to Bob');
+  return { copy, conversationId, activityId };
+};
+
+/** The key of the transport's record of a message: an earlier release's `copy`, or the newest version `shown`. */
+const keyOf = (kind: 'copy' | 'shown', conversationId: string, activityId: string) =>
+  `teams:${kind}:${JSON.stringify([conversationId, activityId])}`;
+
+/**
+ * Makes Bob's copy of a request what an earlier release left: the message alone in the ref, the rest
+ * in a record of its own (with the card it answered clicks with). Answers the record's key.
+ */
+async function asEarlierRelease(w: World, requestId: string): Promise<string> {
+  const { copy, conversationId, activityId } = await bobsCopy(w, requestId);
+  const request = await w.storage.requests.getRequest(requestId);
+  if (!request) throw new Error('no request');
+  await w.storage.deliveries.addDelivery({ ...copy, ref: { conversationId, activityId } });
+  const key = keyOf('copy', conversationId, activityId);
+  await w.storage.transportState.set(
+    key,
+    JSON.stringify({
+      organizationId: 'acme',
+      tenantId: acmeTenant,
+      sendId: requestId,
+      recipient: 'bob@acme.test',
+      userId: bob.id,
+      aadObjectId: bob.aadObjectId,
+      serviceUrl: w.connector.serviceUrl,
+      agent: { id: w.connector.botId },
+      conversationId,
+      activityId,
+      lastVersion: request.version,
+      card: adaptiveCard(requestView(request, 'bob@acme.test')),
+    }),
+  );
+  return key;
+}
+
+describe('Teams transport: what it keeps of delivered messages', () => {
+  it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const { copy, conversationId, activityId } = await bobsCopy(w, requestId);
+    const request = await w.storage.requests.getRequest(requestId);
+    expect(copy.ref).toEqual({
+      conversationId: w.connector.personalConversationOf(bob.id),
+      activityId: expect.any(String),
+      v: String(request?.version),
+      t: acmeTenant,
+      u: bob.id,
+    });
+    expect(await w.storage.transportState.get(keyOf('copy', conversationId, activityId))).toBeNull();
+    expect(await w.storage.transportState.get(keyOf('shown', conversationId, activityId))).toBeNull();
+  });
+
+  it('keeps the version of the newest card once the message changed, until the retention has passed after its last write, plus a day', async () => {
+    const day = 24 * 60 * 60_000;
+    const w = await start({ retention: day });
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    await w.click(only(w, bob), 'approve');
+    const { conversationId, activityId } = await bobsCopy(w, requestId);
+    const shown = () => w.storage.transportState.get(keyOf('shown', conversationId, activityId));
+    expect((await shown())?.value).toBe(String((await w.storage.requests.getRequest(requestId))?.version));
+    // The timeout finishes the request: its card is the last change of the message.
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect((await shown())?.value).toBe(String((await w.storage.requests.getRequest(requestId))?.version));
+    w.clock.advance(2 * day - 60_000);
+    expect(await shown()).not.toBeNull();
+    w.clock.advance(2 * 60_000);
+    expect(await shown()).toBeNull();
+  });
+
+  it('answers and applies a click on a message of an earlier release by the record that release kept, and updates it by that record', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    const { activityId } = await bobsCopy(w, requestId);
+    const key = await asEarlierRelease(w, requestId);
+
+    expect((await w.click(only(w, bob), 'approve', carol)).statusCode).toBe(403);
+    const answer = await w.click(only(w, bob), 'approve');
+    expect(answer.statusCode).toBe(200);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    const kept = JSON.parse((await w.storage.transportState.get(key))?.value ?? '{}') as {
+      lastVersion: number;
+      card: unknown;
+    };
+    expect(kept.lastVersion).toBe((await w.storage.requests.getRequest(requestId))?.version);
+    // Instances of the earlier release answer clicks with the card in the record: it is kept current.
+    expect(kept.card).toEqual(answer.value);
+
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('Closed') });
+    expect(w.connector.callsTo('update').map((call) => call.activityId)).toContain(activityId);
+  });
+
+  it("updates a message through its recipient's current service URL", async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    // Teams moved the tenant: the next activity of Bob (his install, again) names another region.
+    const moved = w.connector.serviceUrl.replace('/amer/', '/emea/');
+    for (const activity of w.connector.installActivities(bob.id)) {
+      expect((await w.post({ ...activity, serviceUrl: moved }, moved)).status).toBe(200);
+    }
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
+    expect(w.connector.callsTo('update').map((call) => call.region)).toEqual(['emea']);
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
   });
 });

@@ -1,7 +1,8 @@
 import type { ChatSink, Logger } from '../../../core/adapter-kit.js';
 import { cardActionOf, type TeamsActivity } from './activity.js';
-import { cardInvokeResponse, errorInvokeResponse } from './card.js';
-import type { TeamsCopies, TeamsCopy } from './copies.js';
+import { adaptiveCard, cardInvokeResponse, errorInvokeResponse } from './card.js';
+import { readTeamsRef, type TeamsCopies } from './copies.js';
+import type { TeamsMembers } from './members.js';
 
 /**
  * The copies whose click is being answered in this process, by copy key, with a count (a double
@@ -35,6 +36,7 @@ export class AnsweringCopies {
 export interface ClickContext {
   sink: ChatSink;
   copies: TeamsCopies;
+  members: TeamsMembers;
   answering: AnsweringCopies;
   logger: Logger;
 }
@@ -48,8 +50,44 @@ export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<ty
  */
 const seenInvokeTtlMs = 60 * 60_000;
 
+/** The copy a click was made on: whose it is, as chat-notify and Teams know them. */
+interface ClickedCopy {
+  /** Normalized address of the recipient. */
+  recipient: string;
+  /** Lower-case tenant id. */
+  tenantId: string;
+  /** The recipient's Teams id: the only user whose clicks on the message count. */
+  userId: string;
+  /** The recipient's Microsoft Entra object id, when known. */
+  aadObjectId: string | null;
+}
+
+/**
+ * The copy of request `requestId` that is the message `conversationId`/`activityId`, or null when
+ * that request has no such copy: found among the copies the core recorded, by its ref, or, for a
+ * message of an earlier release, by the record that release kept.
+ */
+async function clickedCopy(
+  { sink, copies, members }: ClickContext,
+  requestId: string,
+  conversationId: string,
+  activityId: string,
+): Promise<ClickedCopy | null> {
+  const copy = (await sink.copies(requestId)).find(
+    ({ ref }) => ref.conversationId === conversationId && ref.activityId === activityId,
+  );
+  const delivered = copy === undefined ? null : readTeamsRef(copy.ref).delivered;
+  if (copy !== undefined && delivered !== null) {
+    const { tenantId, userId } = delivered;
+    const member = await members.get(tenantId, userId);
+    return { recipient: copy.recipient, tenantId, userId, aadObjectId: member?.aadObjectId ?? null };
+  }
+  const legacy = await copies.legacy(conversationId, activityId);
+  return legacy === null || legacy.sendId !== requestId ? null : legacy;
+}
+
 /** Whether the clicker is the copy's recipient: the same Teams id, and the same Entra object id when both are known. */
-function isRecipient(copy: TeamsCopy, activity: TeamsActivity): boolean {
+function isRecipient(copy: ClickedCopy, activity: TeamsActivity): boolean {
   const { id, aadObjectId } = activity.from;
   if (id !== copy.userId) return false;
   return aadObjectId === undefined || copy.aadObjectId === null || aadObjectId === copy.aadObjectId;
@@ -57,10 +95,10 @@ function isRecipient(copy: TeamsCopy, activity: TeamsActivity): boolean {
 
 /**
  * Answers an `adaptiveCard/action` invoke. The click counts only on a message this transport
- * delivered, in its tenant, by its recipient, on a button of its request: the recipient comes from
- * the record of the message, never from the activity. The answer is the card the message should
- * show now (the answered one after a click that counted), after the click is stored. A repeat of an
- * invoke already taken (Teams' retries) and a click that changes nothing (a double click) are
+ * delivered for the request its button names, in its tenant, by its recipient: the recipient comes
+ * from the copy the core recorded, never from the activity. The answer is the card the message
+ * should show now (the answered one after a click that counted), after the click is stored. A repeat
+ * of an invoke already taken (Teams' retries) and a click that changes nothing (a double click) are
  * answered with the current card and change nothing; a refused click is answered with an error
  * Teams shows, and changes nothing either.
  */
@@ -69,20 +107,20 @@ export async function answerCardAction(
   activity: TeamsActivity,
   tenantId: string,
 ): Promise<InvokeAnswer> {
-  const { sink, copies, answering, logger } = context;
+  const { sink, answering, logger } = context;
   const action = cardActionOf(activity);
   if (action === null || activity.replyToId === undefined) {
     return errorInvokeResponse(400, 'This action is not one this app knows.');
   }
   const conversationId = activity.conversation.id;
   const activityId = activity.replyToId;
-  const copy = await copies.get(conversationId, activityId);
   const where = { conversationId, activityId, teamsUserId: activity.from.id };
+  const copy = await clickedCopy(context, action.requestId, conversationId, activityId);
   if (copy === null) {
     logger.warn('Teams click on a message this transport has no record of: refused', where);
     return errorInvokeResponse(404, 'This message is no longer known.');
   }
-  if (copy.tenantId !== tenantId || !isRecipient(copy, activity) || copy.sendId !== action.requestId) {
+  if (copy.tenantId !== tenantId || !isRecipient(copy, activity)) {
     logger.warn('Teams click by someone other than the recipient of the message: refused', where);
     return errorInvokeResponse(403, 'Only the person this message was sent to can answer it.');
   }
@@ -98,7 +136,11 @@ export async function answerCardAction(
       return null;
     }
     try {
-      return await sink.click({ requestId: copy.sendId, recipient: copy.recipient, value: action.value });
+      return await sink.click({
+        requestId: action.requestId,
+        recipient: copy.recipient,
+        value: action.value,
+      });
     } catch (error) {
       // Nothing was applied: let Teams' repeat of this very invoke try again.
       await sink.state.delete(seenKey).catch(() => {});
@@ -106,8 +148,9 @@ export async function answerCardAction(
     }
   });
   if (outcome === 'unknown-option') return errorInvokeResponse(400, 'This answer is not one of the options.');
-  logger.debug('Teams click answered', { requestId: copy.sendId, outcome });
-  // Read after the click's updates: the record then holds the newest view of the message.
-  const current = await copies.get(conversationId, activityId);
-  return cardInvokeResponse((current ?? copy).card);
+  logger.debug('Teams click answered', { requestId: action.requestId, outcome });
+  // Read after the click was stored: the view of the request as it stands now.
+  const view = await sink.view(action.requestId, copy.recipient);
+  if (view === null) return errorInvokeResponse(404, 'This message is no longer known.');
+  return cardInvokeResponse(adaptiveCard(view));
 }

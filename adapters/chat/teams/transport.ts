@@ -14,7 +14,7 @@ import { activityRoute, type ConnectedActivityContext } from './activity-route.j
 import { adaptiveCard, cardMessage } from './card.js';
 import { AnsweringCopies } from './clicks.js';
 import { type ConversationTarget, teamsConnector } from './connector.js';
-import { teamsCopies } from './copies.js';
+import { readTeamsRef, type TeamsMessageRef, teamsCopies, teamsRef } from './copies.js';
 import { activityTokenVerifier } from './inbound-auth.js';
 import { markUnreachable } from './linking.js';
 import { type TeamsMember, teamsMembers } from './members.js';
@@ -57,8 +57,9 @@ export interface TeamsTransportOptions {
  * Microsoft 365 Agents SDK. Users are linked when they install the app (their email comes from the
  * roster); each message is an Adaptive Card sent proactively in the user's 1:1 conversation with
  * the bot, with one `Action.Execute` per option; clicks come back to `POST /teams/messages` and are
- * answered with the updated card. Everything it keeps (links, records of delivered messages) lives in
- * the notifier's storage, so any number of instances can serve one bot.
+ * answered with the updated card. Everything it keeps (links, the newest version of messages that
+ * changed) lives in the notifier's storage, and what routes a click in the refs the core keeps, so
+ * any number of instances can serve one bot.
  */
 export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   if (options.appId.trim() === '') throw new RangeError('teamsTransport: appId must not be empty');
@@ -106,6 +107,30 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     throw error;
   };
 
+  /**
+   * Where a delivered message is updated: the Bot Connector of its recipient as their link says now
+   * (Teams may move a tenant to another service URL), or, for a message of an earlier release, as
+   * the record it kept says.
+   */
+  const targetOf = async ({
+    conversationId,
+    activityId,
+    delivered,
+  }: TeamsMessageRef): Promise<ConversationTarget & { tenantId: string; userId: string }> => {
+    const found =
+      delivered === null
+        ? await state().copies.legacy(conversationId, activityId)
+        : await state().members.get(delivered.tenantId, delivered.userId);
+    if (found === null) {
+      throw new NotifyError(
+        'not_found',
+        `Teams message ${activityId} in ${conversationId}: its recipient is unknown`,
+      );
+    }
+    const { serviceUrl, agent, tenantId, userId } = found;
+    return { serviceUrl, agent, conversationId, tenantId, userId };
+  };
+
   const conversationOf = async (member: TeamsMember): Promise<string> => {
     if (member.conversationId !== null) return member.conversationId;
     const conversationId = await connector
@@ -133,7 +158,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     },
 
     async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
-      const { organization, message: view, address } = delivery;
+      const { message: view, address } = delivery;
       const member = await state().members.get(address.installationId, address.userRef);
       if (member === null || member.unreachable) {
         throw new NotifyError('not_found', 'This Teams user is not linked, or no longer reachable');
@@ -148,44 +173,30 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       const activityId = await connector
         .send(target, cardMessage(view, card))
         .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
-      if (view.kind === 'interactive') {
-        await state().copies.save({
-          organizationId: organization.id,
-          tenantId: member.tenantId,
-          sendId: view.sendId,
-          recipient: normalizeEmail(delivery.recipient),
-          userId: member.userId,
-          aadObjectId: member.aadObjectId,
-          serviceUrl: member.serviceUrl,
-          agent: member.agent,
-          conversationId,
-          activityId,
-          lastVersion: view.version,
-          card,
-        });
-      }
-      return { conversationId, activityId };
+      if (view.kind !== 'interactive') return { conversationId, activityId };
+      return teamsRef(
+        { conversationId, activityId },
+        { version: view.version, tenantId: member.tenantId, userId: member.userId },
+      );
     },
 
     async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const { conversationId, activityId } = ref;
-      if (conversationId === undefined || activityId === undefined) {
-        throw new NotifyError('not_found', 'Teams delivery reference without conversationId and activityId');
-      }
+      const message = readTeamsRef(ref);
+      const { conversationId, activityId } = message;
       const { copies } = state();
       const { version } = delivery.message;
       const card = adaptiveCard(delivery.message);
-      const copy = await copies.claim(conversationId, activityId, version, card);
       // A newer view is shown already; or a click on this very copy is being answered, and its answer
-      // replaces the card with the newest view, just recorded.
-      if (copy === null || answering.has(AnsweringCopies.key(conversationId, activityId))) return;
+      // replaces the card with the newest view, just claimed.
+      if (!(await copies.claim(message, version, card))) return;
+      if (answering.has(AnsweringCopies.key(conversationId, activityId))) return;
+      const target = await targetOf(message);
       await connector
-        .update(copy, activityId, cardMessage(delivery.message, card))
-        .catch((error: unknown) => markedWhenForbidden(copy.tenantId, copy.userId, error));
+        .update(target, activityId, cardMessage(delivery.message, card))
+        .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
       // A newer view claimed while this call was on its way may have reached Teams first, and this
       // one replaced it. Failing makes the core refresh the message with the request's current view.
-      const now = await copies.get(conversationId, activityId);
-      if (now !== null && now.lastVersion > version) {
+      if (await copies.superseded(message, version)) {
         throw new Error(
           `Teams message ${activityId} in ${conversationId}: a newer view was claimed while view ${version} was sent`,
         );
