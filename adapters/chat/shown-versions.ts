@@ -1,8 +1,37 @@
-import type { TransportStateStore, TransportStateWriteOptions } from '../../core/adapter-kit.js';
+import type { DeliveryRef, TransportStateStore, TransportStateWriteOptions } from '../../core/adapter-kit.js';
 
 /** A version as a ref or a record holds it: a decimal integer, or null for anything else. */
-export const versionOf = (text: string | undefined): number | null =>
+const versionOf = (text: string | undefined): number | null =>
   text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : null;
+
+/**
+ * What an interactive message was delivered with: the version of its view, and who may click on it
+ * (the installation it was posted in and its recipient's id there, as in `ChatAddress`).
+ */
+export interface DeliveredWith {
+  version: number;
+  installationId: string;
+  userRef: string;
+}
+
+/**
+ * The entries of a ref that say what its message was delivered with: `v` (the version), `t` (the
+ * installation) and `u` (the recipient), beside those naming the message. The core keeps them with
+ * the copy, so a click is routed and checked from them.
+ */
+export const deliveredEntries = ({ version, installationId, userRef }: DeliveredWith): DeliveryRef => ({
+  v: String(version),
+  t: installationId,
+  u: userRef,
+});
+
+/** What `ref` says its message was delivered with, or null for a ref of an earlier release, which names only the message. */
+export function deliveredWith({ v, t, u }: DeliveryRef): DeliveredWith | null {
+  const version = versionOf(v);
+  return version === null || t === undefined || u === undefined
+    ? null
+    : { version, installationId: t, userRef: u };
+}
 
 /**
  * The newest version of the view shown on each delivered message whose view changed since its

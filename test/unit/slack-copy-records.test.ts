@@ -24,7 +24,10 @@ const setup = (retentionMs?: number) => {
 };
 
 /** The ref of a message posted as D0BOB/1.1 to U0BOB of T0ACME with the view of version 2. */
-const ref = slackRef({ channel: 'D0BOB', ts: '1.1' }, { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' });
+const ref = slackRef(
+  { channel: 'D0BOB', ts: '1.1' },
+  { version: 2, installationId: 'T0ACME', userRef: 'U0BOB' },
+);
 const delivered = readSlackRef(ref);
 
 describe('Slack message refs and records', () => {
@@ -33,7 +36,7 @@ describe('Slack message refs and records', () => {
     expect(delivered).toEqual({
       channel: 'D0BOB',
       ts: '1.1',
-      delivered: { version: 2, teamId: 'T0ACME', slackUserId: 'U0BOB' },
+      delivered: { version: 2, installationId: 'T0ACME', userRef: 'U0BOB' },
     });
   });
 

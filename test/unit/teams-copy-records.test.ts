@@ -6,7 +6,7 @@ import { manualClock } from '../support/manual-clock.js';
 
 const tenantId = '33333333-3333-4333-8333-333333333333';
 const message = { conversationId: 'a:1bob', activityId: '1:1' };
-const ref = teamsRef(message, { version: 2, tenantId, userId: '29:bob' });
+const ref = teamsRef(message, { version: 2, installationId: tenantId, userRef: '29:bob' });
 const delivered = readTeamsRef(ref);
 const cardOf = (version: number) => ({ version: `card ${version}` }) as unknown as AdaptiveCard;
 const shownKey = `shown:${JSON.stringify(['a:1bob', '1:1'])}`;
@@ -20,7 +20,10 @@ const setup = () => {
 describe('Teams message refs and records', () => {
   it('puts in the ref the message, the version it was delivered with, the tenant and the recipient', () => {
     expect(ref).toEqual({ conversationId: 'a:1bob', activityId: '1:1', v: '2', t: tenantId, u: '29:bob' });
-    expect(delivered).toEqual({ ...message, delivered: { version: 2, tenantId, userId: '29:bob' } });
+    expect(delivered).toEqual({
+      ...message,
+      delivered: { version: 2, installationId: tenantId, userRef: '29:bob' },
+    });
     expect(readTeamsRef(message).delivered).toBeNull();
     expect(readTeamsRef({ ...ref, v: 'two' }).delivered).toBeNull();
     expect(() => readTeamsRef({ conversationId: 'a:1bob' })).toThrow(/without conversationId and activityId/);

@@ -33,7 +33,7 @@ async function clickerOf(
   const copy = (await sink.copies(requestId)).find(({ ref }) => ref.channel === channel && ref.ts === ts);
   const delivered = copy === undefined ? null : readSlackRef(copy.ref).delivered;
   if (copy !== undefined && delivered !== null) {
-    return { teamId: delivered.teamId, slackUserId: delivered.slackUserId, recipient: copy.recipient };
+    return { teamId: delivered.installationId, slackUserId: delivered.userRef, recipient: copy.recipient };
   }
   const legacy = await copies.legacy(channel, ts);
   return legacy !== null && legacy.sendId === requestId ? legacy : null;

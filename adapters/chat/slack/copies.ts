@@ -5,7 +5,7 @@ import {
   NotifyError,
   type TransportStateStore,
 } from '../../../core/adapter-kit.js';
-import { shownVersions, versionOf } from '../shown-versions.js';
+import { type DeliveredWith, deliveredEntries, deliveredWith, shownVersions } from '../shown-versions.js';
 
 /** Who may click on a delivered interactive message: its recipient, as Slack and chat-notify know them. */
 export interface SlackClicker {
@@ -22,45 +22,35 @@ export interface SlackMessageRef {
   channel: string;
   ts: string;
   /**
-   * What the message was delivered with: the version of its view and who may click on it. Null for
-   * a message delivered by an earlier release, whose ref names only the message: what it needs
-   * lives in the record of the copy that release kept ({@link SlackCopies.legacy}).
+   * What the message was delivered with: the version of its view, the workspace and the recipient's
+   * Slack id. Null for a message delivered by an earlier release, whose ref names only the message:
+   * what it needs lives in the record of the copy that release kept ({@link SlackCopies.legacy}).
    */
-  delivered: { version: number; teamId: string; slackUserId: string } | null;
+  delivered: DeliveredWith | null;
 }
 
 /**
- * The ref of an interactive message: the message (`channel`, `ts`), then the version of the view it
- * was posted with (`v`), the workspace (`t`) and the Slack user it was posted to (`u`). The core
- * keeps it with the copy, so a click is routed and checked from it, and no record of the copy is
- * kept until its view changes.
+ * The ref of an interactive message: the message (`channel`, `ts`), then what it was delivered with
+ * ({@link deliveredEntries}). No record of the copy is kept until its view changes.
  */
 export const slackRef = (
   message: { channel: string; ts: string },
-  delivered: { version: number; teamId: string; slackUserId: string },
+  delivered: DeliveredWith,
 ): DeliveryRef => ({
   channel: message.channel,
   ts: message.ts,
-  v: String(delivered.version),
-  t: delivered.teamId,
-  u: delivered.slackUserId,
+  ...deliveredEntries(delivered),
 });
 
 /**
  * What `ref` names. @throws NotifyError `not_found` when it names no message (no `channel` or `ts`).
  */
 export function readSlackRef(ref: DeliveryRef): SlackMessageRef {
-  const { channel, ts, v, t, u } = ref;
+  const { channel, ts } = ref;
   if (channel === undefined || ts === undefined) {
     throw new NotifyError('not_found', 'Slack delivery reference without channel and ts');
   }
-  const version = versionOf(v);
-  return {
-    channel,
-    ts,
-    delivered:
-      version === null || t === undefined || u === undefined ? null : { version, teamId: t, slackUserId: u },
-  };
+  return { channel, ts, delivered: deliveredWith(ref) };
 }
 
 /** How long a finished send is kept when the notifier does not say (a sink of a test). */

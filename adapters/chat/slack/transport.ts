@@ -207,8 +207,8 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       if (view.kind !== 'interactive') return { channel: posted.channel, ts: posted.ts };
       return slackRef(posted, {
         version: view.version,
-        teamId: installation.teamId,
-        slackUserId: posted.userId,
+        installationId: installation.teamId,
+        userRef: posted.userId,
       });
     },
 

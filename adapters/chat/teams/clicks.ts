@@ -78,7 +78,7 @@ async function clickedCopy(
   );
   const delivered = copy === undefined ? null : readTeamsRef(copy.ref).delivered;
   if (copy !== undefined && delivered !== null) {
-    const { tenantId, userId } = delivered;
+    const { installationId: tenantId, userRef: userId } = delivered;
     const member = await members.get(tenantId, userId);
     return { recipient: copy.recipient, tenantId, userId, aadObjectId: member?.aadObjectId ?? null };
   }

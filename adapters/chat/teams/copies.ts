@@ -4,7 +4,7 @@ import {
   NotifyError,
   type TransportStateStore,
 } from '../../../core/adapter-kit.js';
-import { shownVersions, versionOf } from '../shown-versions.js';
+import { type DeliveredWith, deliveredEntries, deliveredWith, shownVersions } from '../shown-versions.js';
 import type { AdaptiveCard } from './card.js';
 import type { AgentAccount } from './members.js';
 
@@ -39,28 +39,24 @@ export interface TeamsMessageRef {
   conversationId: string;
   activityId: string;
   /**
-   * What the message was delivered with: the version of its view and who may click on it. Null for
-   * a message delivered by an earlier release, whose ref names only the message: what it needs lives
-   * in the record of the copy that release kept ({@link TeamsCopies.legacy}).
+   * What the message was delivered with: the version of its view, the tenant and the recipient's
+   * Teams id. Null for a message delivered by an earlier release, whose ref names only the message:
+   * what it needs lives in the record of the copy that release kept ({@link TeamsCopies.legacy}).
    */
-  delivered: { version: number; tenantId: string; userId: string } | null;
+  delivered: DeliveredWith | null;
 }
 
 /**
- * The ref of an interactive message: the message (`conversationId`, `activityId`), then the version
- * of the view it was sent with (`v`), the tenant (`t`) and the Teams user it was sent to (`u`). The
- * core keeps it with the copy, so a click is routed and checked from it, and no record of the copy
- * is kept until its view changes.
+ * The ref of an interactive message: the message (`conversationId`, `activityId`), then what it was
+ * delivered with ({@link deliveredEntries}). No record of the copy is kept until its view changes.
  */
 export const teamsRef = (
   message: { conversationId: string; activityId: string },
-  delivered: { version: number; tenantId: string; userId: string },
+  delivered: DeliveredWith,
 ): DeliveryRef => ({
   conversationId: message.conversationId,
   activityId: message.activityId,
-  v: String(delivered.version),
-  t: delivered.tenantId,
-  u: delivered.userId,
+  ...deliveredEntries(delivered),
 });
 
 /**
@@ -68,17 +64,11 @@ export const teamsRef = (
  * or `activityId`).
  */
 export function readTeamsRef(ref: DeliveryRef): TeamsMessageRef {
-  const { conversationId, activityId, v, t, u } = ref;
+  const { conversationId, activityId } = ref;
   if (conversationId === undefined || activityId === undefined) {
     throw new NotifyError('not_found', 'Teams delivery reference without conversationId and activityId');
   }
-  const version = versionOf(v);
-  return {
-    conversationId,
-    activityId,
-    delivered:
-      version === null || t === undefined || u === undefined ? null : { version, tenantId: t, userId: u },
-  };
+  return { conversationId, activityId, delivered: deliveredWith(ref) };
 }
 
 /** How long a finished send is kept when the notifier does not say (a sink of a test). */

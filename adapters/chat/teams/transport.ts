@@ -120,7 +120,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     const found =
       delivered === null
         ? await state().copies.legacy(conversationId, activityId)
-        : await state().members.get(delivered.tenantId, delivered.userId);
+        : await state().members.get(delivered.installationId, delivered.userRef);
     if (found === null) {
       throw new NotifyError(
         'not_found',
@@ -176,7 +176,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       if (view.kind !== 'interactive') return { conversationId, activityId };
       return teamsRef(
         { conversationId, activityId },
-        { version: view.version, tenantId: member.tenantId, userId: member.userId },
+        { version: view.version, installationId: member.tenantId, userRef: member.userId },
       );
     },
 
