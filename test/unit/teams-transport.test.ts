@@ -49,6 +49,10 @@ interface World {
   transport: ChatTransport;
   storage: StoragePorts;
   notifier: Notifier;
+  /** Instances made by {@link World.another}, stopped with the world. */
+  others: Notifier[];
+  /** Another instance of the service on the same storage: its notifier, and how to post activities to it. */
+  another(): { notifier: Notifier; post: World['post'] };
   clock: ManualClock;
   logs: string[];
   /** Posts an activity as Teams would, with a token for `serviceUrl` (the fake's own by default). */
@@ -80,7 +84,7 @@ beforeAll(() => {
 
 afterEach(async () => {
   if (!world) return;
-  await world.notifier.stop();
+  for (const notifier of [world.notifier, ...world.others]) await notifier.stop();
   await Promise.all([world.connector.close(), world.authority.close()]);
   expect(world.connector.violations).toEqual([]);
   world = undefined;
@@ -106,47 +110,52 @@ async function start({ retries = 2, requestTimeoutMs, retention }: StartOptions 
   };
   const logger: Logger = { debug: keep, info: keep, warn: keep, error: keep };
   const clock = manualClock(Date.parse('2026-03-01T09:00:00.000Z'));
-  const transport = teamsTransport({
-    appId,
-    appTenantId,
-    authority: authority.authority,
-    tenants: fixedTeamsTenants({ acme: acmeTenant.toUpperCase() }),
-    tokenProvider: { getAccessToken: async () => outbound },
-    retry: { retries, minDelayMs: 1, maxDelayMs: 100 },
-    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
-    logger,
-  });
   const storage = memoryStorage({ clock });
-  const notifier = createNotifier({
-    storage,
-    transports: [transport],
-    clock,
-    logger,
-    ...(retention === undefined ? {} : { retention }),
-    rateLimits: {
-      perKey: { burst: 1000, perSecond: 1000 },
-      perOrganization: { burst: 1000, perSecond: 1000 },
-    },
-  });
-  await notifier.seed(testSeed);
-  const [route] = transport.routes;
-  if (!route) throw new Error('no route');
-
-  const post: World['post'] = (activity, serviceUrl = connector.serviceUrl) =>
-    route.handle(
-      {
-        method: 'POST',
-        path: route.path,
-        query: new URLSearchParams(),
-        headers: {
-          authorization: `Bearer ${authority.activityToken({ audience: appId, serviceUrl })}`,
-          'content-type': 'application/json',
-        },
-        body: new TextEncoder().encode(JSON.stringify(activity)),
-        clientAddress: '127.0.0.1',
+  const others: Notifier[] = [];
+  /** A notifier with a Teams transport of its own on `storage`, and how to post activities to it. */
+  const instance = () => {
+    const transport = teamsTransport({
+      appId,
+      appTenantId,
+      authority: authority.authority,
+      tenants: fixedTeamsTenants({ acme: acmeTenant.toUpperCase() }),
+      tokenProvider: { getAccessToken: async () => outbound },
+      retry: { retries, minDelayMs: 1, maxDelayMs: 100 },
+      ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+      logger,
+    });
+    const notifier = createNotifier({
+      storage,
+      transports: [transport],
+      clock,
+      logger,
+      ...(retention === undefined ? {} : { retention }),
+      rateLimits: {
+        perKey: { burst: 1000, perSecond: 1000 },
+        perOrganization: { burst: 1000, perSecond: 1000 },
       },
-      {},
-    );
+    });
+    const [route] = transport.routes;
+    if (!route) throw new Error('no route');
+    const post: World['post'] = (activity, serviceUrl = connector.serviceUrl) =>
+      route.handle(
+        {
+          method: 'POST',
+          path: route.path,
+          query: new URLSearchParams(),
+          headers: {
+            authorization: `Bearer ${authority.activityToken({ audience: appId, serviceUrl })}`,
+            'content-type': 'application/json',
+          },
+          body: new TextEncoder().encode(JSON.stringify(activity)),
+          clientAddress: '127.0.0.1',
+        },
+        {},
+      );
+    return { transport, notifier, post };
+  };
+  const { transport, notifier, post } = instance();
+  await notifier.seed(testSeed);
 
   const send: World['send'] = async (body) => {
     const response = await notifier.handle({
@@ -166,6 +175,12 @@ async function start({ retries = 2, requestTimeoutMs, retention }: StartOptions 
     transport,
     storage,
     notifier,
+    others,
+    another() {
+      const other = instance();
+      others.push(other.notifier);
+      return other;
+    },
     clock,
     logs,
     post,
@@ -722,5 +737,28 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
     expect(w.connector.callsTo('update').map((call) => call.region)).toEqual(['emea']);
     expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+  });
+
+  it('answers and applies a click on another instance than the one that delivered, whose expiry updates every copy', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    const other = w.another();
+    const response = await other.post(w.connector.clickActivity(only(w, bob), 'approve'));
+    const answer = JSON.parse(response.body) as InvokeAnswer;
+    expect(answer.statusCode).toBe(200);
+    w.connector.receiveInvokeAnswer(only(w, bob), answer);
+    expect(only(w, bob)).toMatchObject({
+      buttons: [],
+      footer: expect.stringContaining('You answered “Approve”'),
+    });
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    // Refused there as here: the ref says whose the message is.
+    const refused = await other.post(w.connector.clickActivity(only(w, carol), 'approve', bob.id));
+    expect((JSON.parse(refused.body) as InvokeAnswer).statusCode).toBe(403);
+    w.clock.advance(60 * 60_000);
+    await other.notifier.runDueWork();
+    expect(only(w, carol)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+    expect(only(w, bob)).toMatchObject({ footer: expect.stringContaining('Closed. Your answer: “Approve”') });
   });
 });
