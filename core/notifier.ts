@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
-import type { Principal } from './domain/directory.js';
+import { normalizeEmail, type Principal } from './domain/directory.js';
 import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
@@ -211,9 +211,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
     click: (click: Click) => applyClick(context, click),
     listUsers: () => options.storage.directory.listUsers(),
     view: async (sendId: string, recipient: string) => {
+      const key = normalizeEmail(recipient);
       const request = await options.storage.requests.getRequest(sendId);
-      if (!request?.recipients.some((each) => each.key === recipient)) return null;
-      return requestView(request, recipient);
+      if (!request?.recipients.some((each) => each.key === key)) return null;
+      return requestView(request, key);
     },
     retentionMs,
   };

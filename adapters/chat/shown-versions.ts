@@ -25,7 +25,10 @@ export const deliveredEntries = ({ version, installationId, userRef }: Delivered
   u: userRef,
 });
 
-/** What `ref` says its message was delivered with, or null for a ref of an earlier release, which names only the message. */
+/**
+ * What `ref` says its message was delivered with, or null for a ref of an earlier release, which
+ * names only the message.
+ */
 export function deliveredWith({ v, t, u }: DeliveryRef): DeliveredWith | null {
   const version = versionOf(v);
   return version === null || t === undefined || u === undefined

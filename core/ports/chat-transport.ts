@@ -91,7 +91,9 @@ export interface ChatTransport {
   /**
    * Replaces a delivered copy with a new view. Views can arrive out of order when several instances
    * update one request: a copy already showing a higher `message.version` is left as it is.
-   * Applying the same view twice changes nothing.
+   * Applying the same view twice changes nothing. A rejection makes the core refresh every copy of
+   * the request with its current view a few seconds later: reject when the platform failed, and
+   * when this view may have reached it after a newer one.
    */
   update: (delivery: ChatDelivery, ref: DeliveryRef) => Promise<void>;
   /** Endpoints this platform needs mounted (clicks, pages). */

@@ -40,7 +40,7 @@ export const maxCardBytes = 20_000;
  * The card of a view (docs/teams.md): the message as TextBlocks, one `Action.Execute` per option
  * while the buttons are open (the current choice styled `positive`), and a small, subtle footer with
  * the validity and the sender, or the outcome. The buttons name their request and value; a click
- * is still checked against the record of the message it comes from.
+ * is still checked against the copy of that request the message is, as the core recorded it.
  */
 export function adaptiveCard(view: MessageView): AdaptiveCard {
   const footer: AdaptiveTextBlock[] =

@@ -117,7 +117,7 @@ export async function answerCardAction(
   const where = { conversationId, activityId, teamsUserId: activity.from.id };
   const copy = await clickedCopy(context, action.requestId, conversationId, activityId);
   if (copy === null) {
-    logger.warn('Teams click on a message this transport has no record of: refused', where);
+    logger.warn('Teams click on a message that is no copy of the request its button names: refused', where);
     return errorInvokeResponse(404, 'This message is no longer known.');
   }
   if (copy.tenantId !== tenantId || !isRecipient(copy, activity)) {

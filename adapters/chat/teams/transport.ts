@@ -186,8 +186,8 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       const { copies } = state();
       const { version } = delivery.message;
       const card = adaptiveCard(delivery.message);
-      // A newer view is shown already; or a click on this very copy is being answered, and its answer
-      // replaces the card with the newest view, just claimed.
+      // A newer view is shown already; or a click on this very copy is being answered: the answer
+      // replaces the card, with the view read once the click is done, so this one or a newer.
       if (!(await copies.claim(message, version, card))) return;
       if (answering.has(AnsweringCopies.key(conversationId, activityId))) return;
       const target = await targetOf(message);
