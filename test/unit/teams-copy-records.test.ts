@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { AdaptiveCard } from '../../adapters/chat/teams/card.js';
+import { adaptiveCard } from '../../adapters/chat/teams/card.js';
 import { readTeamsRef, teamsCopies, teamsRef } from '../../adapters/chat/teams/copies.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { plainView } from '../../core/request/message-view.js';
 import { manualClock } from '../support/manual-clock.js';
 
 const tenantId = '33333333-3333-4333-8333-333333333333';
 const message = { conversationId: 'a:1bob', activityId: '1:1' };
 const ref = teamsRef(message, { version: 2, installationId: tenantId, userRef: '29:bob' });
 const delivered = readTeamsRef(ref);
-const cardOf = (version: number) => ({ version: `card ${version}` }) as unknown as AdaptiveCard;
+const cardOf = (version: number) => adaptiveCard(plainView('notif_1', `card ${version}`));
 const shownKey = `shown:${JSON.stringify(['a:1bob', '1:1'])}`;
 const copyKey = `copy:${JSON.stringify(['a:1bob', '1:2'])}`;
 

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { requestView } from '../../core/request/message-view.js';
+import {
+  acmeTenant,
+  asEarlierRelease,
+  bob,
+  bobsCopy,
+  carol,
+  type InvokeAnswer,
+  keyOf,
+  only,
+  type StartOptions,
+  startTeamsWorld,
+  stopTeamsWorld,
+  type World,
+} from '../support/teams-world.js';
+
+let world: World | undefined;
+
+afterEach(async () => {
+  if (world) await stopTeamsWorld(world);
+  world = undefined;
+});
+
+const start = async (options?: StartOptions): Promise<World> => {
+  world = await startTeamsWorld(options);
+  return world;
+};
+
+describe('Teams transport: what it keeps of delivered messages', () => {
+  it('throws when its view reached Teams after a newer one, and the newer view tried again is shown', async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const [copy] = await w.storage.deliveries.listDeliveries(requestId);
+    const request = await w.storage.requests.getRequest(requestId);
+    if (!copy || !request) throw new Error('no copy delivered');
+    const organization = { id: 'acme', name: 'Acme Inc' };
+    const address = { installationId: acmeTenant, userRef: bob.id };
+    const update = (version: number, status: 'pending' | 'finished') =>
+      w.transport.update(
+        {
+          organization,
+          recipient: 'bob@acme.test',
+          address,
+          message: requestView({ ...request, version, status, finishedAt: 0 }, 'bob@acme.test'),
+        },
+        copy.ref,
+      );
+    const release = w.connector.hold('update');
+    const late = update(request.version + 1, 'pending');
+    await vi.waitFor(() => expect(w.connector.callsTo('update')).toHaveLength(1));
+    await update(request.version + 2, 'finished');
+    expect(only(w, bob).buttons).toEqual([]);
+    release();
+    await expect(late).rejects.toThrow(/a newer view was claimed/);
+    // The older view landed last: Teams shows it until the core's refresh sends the current view.
+    expect(only(w, bob).buttons).toHaveLength(2);
+    await update(request.version + 2, 'finished');
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/), updates: 3 });
+  });
+
+  it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const { copy, conversationId, activityId } = await bobsCopy(w, requestId);
+    const request = await w.storage.requests.getRequest(requestId);
+    expect(copy.ref).toEqual({
+      conversationId: w.connector.personalConversationOf(bob.id),
+      activityId: expect.any(String),
+      v: String(request?.version),
+      t: acmeTenant,
+      u: bob.id,
+    });
+    expect(await w.storage.transportState.get(keyOf('copy', conversationId, activityId))).toBeNull();
+    expect(await w.storage.transportState.get(keyOf('shown', conversationId, activityId))).toBeNull();
+  });
+
+  it('keeps the version of the newest card once the message changed, until the retention has passed after its last write, plus a day', async () => {
+    const day = 24 * 60 * 60_000;
+    const w = await start({ retention: day });
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    await w.click(only(w, bob), 'approve');
+    const { conversationId, activityId } = await bobsCopy(w, requestId);
+    const shown = () => w.storage.transportState.get(keyOf('shown', conversationId, activityId));
+    expect((await shown())?.value).toBe(String((await w.storage.requests.getRequest(requestId))?.version));
+    // The timeout finishes the request: its card is the last change of the message.
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect((await shown())?.value).toBe(String((await w.storage.requests.getRequest(requestId))?.version));
+    w.clock.advance(2 * day - 60_000);
+    expect(await shown()).not.toBeNull();
+    w.clock.advance(2 * 60_000);
+    expect(await shown()).toBeNull();
+  });
+
+  it('answers and applies a click on a message of an earlier release by the record that release kept, and updates it by that record', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    const { activityId } = await bobsCopy(w, requestId);
+    // The record names another region than Bob's link: it, not the link, says where to update.
+    const key = await asEarlierRelease(w, requestId, w.connector.serviceUrl.replace('/amer/', '/emea/'));
+
+    expect((await w.click(only(w, bob), 'approve', carol)).statusCode).toBe(403);
+    const answer = await w.click(only(w, bob), 'approve');
+    expect(answer.statusCode).toBe(200);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    const kept = JSON.parse((await w.storage.transportState.get(key))?.value ?? '{}') as {
+      lastVersion: number;
+      card: unknown;
+    };
+    expect(kept.lastVersion).toBe((await w.storage.requests.getRequest(requestId))?.version);
+    // Instances of the earlier release answer clicks with the card in the record: it is kept current.
+    expect(kept.card).toEqual(answer.value);
+
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('Closed') });
+    expect(
+      w.connector
+        .callsTo('update')
+        .filter((call) => call.activityId === activityId)
+        .map((call) => call.region),
+    ).toEqual(['emea']);
+  });
+
+  it("updates a message through its recipient's current service URL", async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    // Teams moved the tenant: the next activity of Bob (his install, again) names another region.
+    const moved = w.connector.serviceUrl.replace('/amer/', '/emea/');
+    for (const activity of w.connector.installActivities(bob.id)) {
+      expect((await w.post({ ...activity, serviceUrl: moved }, moved)).status).toBe(200);
+    }
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
+    expect(w.connector.callsTo('update').map((call) => call.region)).toEqual(['emea']);
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+  });
+
+  it('answers and applies a click on another instance than the one that delivered, whose expiry updates every copy', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+    const other = w.another();
+    const response = await other.post(w.connector.clickActivity(only(w, bob), 'approve'));
+    const answer = JSON.parse(response.body) as InvokeAnswer;
+    expect(answer.statusCode).toBe(200);
+    w.connector.receiveInvokeAnswer(only(w, bob), answer);
+    expect(only(w, bob)).toMatchObject({
+      buttons: [],
+      footer: expect.stringContaining('You answered “Approve”'),
+    });
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    // Refused there as here: the ref says whose the message is.
+    const refused = await other.post(w.connector.clickActivity(only(w, carol), 'approve', bob.id));
+    expect((JSON.parse(refused.body) as InvokeAnswer).statusCode).toBe(403);
+    w.clock.advance(60 * 60_000);
+    await other.notifier.runDueWork();
+    expect(only(w, carol)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+    expect(only(w, bob)).toMatchObject({ footer: expect.stringContaining('Closed. Your answer: “Approve”') });
+  });
+});
