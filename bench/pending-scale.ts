@@ -6,8 +6,9 @@
  * virtual time: the timeouts, the stored transitions and the updates of every copy).
  * `--memory-only` leaves Redis out; `--largest-only` measures only the largest size of each store.
  * Unless `--memory-only`, it also measures the bytes of requests whose copies go to Slack (a fake
- * Web API in a process of its own stands in for Slack's servers): the state kept for a production
- * transport, whose messages live on the platform, not in the storage as the inbox's do.
+ * Web API in a process of its own stands in for Slack's servers) and, on Redis, to Teams (a fake Bot
+ * Connector in process, whose messages do not count in Redis's memory): the state kept for a
+ * production transport, whose messages live on the platform, not in the storage as the inbox's do.
  */
 
 import { setTimeout } from 'node:timers/promises';
@@ -15,12 +16,18 @@ import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { redisStorage } from '../adapters/storage/redis/index.js';
 import type { StoragePorts } from '../core/ports/storage.js';
 import { interactiveBody, post } from '../test/support/api-requests.js';
-import { benchNotifier, benchSlackNotifier } from './bench-notifier.js';
+import { benchNotifier, benchSlackNotifier, benchTeamsNotifier } from './bench-notifier.js';
 import { saveFigures, settledHeap, sized } from './options.js';
 import { benchRedis } from './redis-connection.js';
 
 /** How long the collector's background work after measuring the heap is given before the expiries. */
 const settleMs = sized(3_000, 0);
+type RedisClient = NonNullable<Awaited<ReturnType<typeof benchRedis>>>;
+
+/** Redis's `used_memory`. */
+const usedMemory = async (client: RedisClient): Promise<number> =>
+  Number(/used_memory:(\d+)/.exec(String(await client.sendCommand(['INFO', 'memory'])))?.[1] ?? Number.NaN);
+
 /** The most requests that fall due at once, whatever the number pending. */
 const mostDue = 100_000;
 const bodyTimingOutAfter = (minutes: number): string =>
@@ -121,13 +128,67 @@ async function measureOnSlack(pending: number): Promise<SlackScale> {
   return { pending, bytesPerRequest: (after - before) / pending, sendsPerSecond: pending / sendSeconds };
 }
 
+/** Bytes and keys of one size on Redis with the copies on Teams, and how fast they were sent. */
+type TeamsScale = SlackScale & { keysPerRequest: number };
+
+/**
+ * Requests to 3 Teams users each, every user in only one of them: Teams paces each conversation
+ * (docs/teams.md), so a user's second message would wait its turn.
+ */
+async function measureTeamsOnRedis(client: RedisClient, pending: number): Promise<TeamsScale> {
+  const keyPrefix = `chat-notify-bench-teams:${Date.now()}:`;
+  const { notifier, emails, close } = await benchTeamsNotifier(
+    redisStorage({ client, keyPrefix }),
+    pending * 3,
+  );
+  const keys = async () => {
+    let count = 0;
+    for await (const found of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 }))
+      count += found.length;
+    return count;
+  };
+  const [keysBefore, before] = [await keys(), await usedMemory(client)];
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < pending) {
+        const index = next;
+        next += 1;
+        const body = interactiveBody(
+          emails.slice(3 * index, 3 * index + 3),
+          120,
+          'Approve the deploy of *v2.3*?',
+        );
+        const answer = await post(notifier, body);
+        if (answer?.status !== 200) throw new Error(`send answered ${answer?.status}: ${answer?.body}`);
+      }
+    }),
+  );
+  const sendSeconds = (performance.now() - started) / 1000;
+  const [keysAfter, after] = [await keys(), await usedMemory(client)];
+  await close();
+  for await (const found of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
+    if (found.length > 0) await client.unlink(found);
+  }
+  return {
+    pending,
+    bytesPerRequest: (after - before) / pending,
+    keysPerRequest: (keysAfter - keysBefore) / pending,
+    sendsPerSecond: pending / sendSeconds,
+  };
+}
+
 const line = (store: string, scale: Scale): string =>
   `${store.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${scale.due.toLocaleString('en').padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${scale.expiriesPerSecond.toFixed(0).padStart(12)}`;
 
 console.log(
   `${'store'.padEnd(7)} ${'pending'.padStart(10)} ${'due'.padStart(8)} ${'bytes/request'.padStart(14)} ${'sends/s'.padStart(10)} ${'expiries/s'.padStart(12)}`,
 );
-const figures: { memory: Scale[]; redis: Scale[]; slack?: SlackScale } = { memory: [], redis: [] };
+const figures: { memory: Scale[]; redis: Scale[]; slack?: SlackScale; teams?: TeamsScale } = {
+  memory: [],
+  redis: [],
+};
 
 /** `--memory-only`: the run of `npm run bench` that measures memory under other Node options. */
 const memoryOnly = process.argv.includes('--memory-only');
@@ -136,17 +197,20 @@ const largestOnly = process.argv.includes('--largest-only');
 const measuredSizes = (sizes: number[]): number[] => (largestOnly ? sizes.slice(-1) : sizes);
 const client = memoryOnly ? null : await benchRedis();
 if (client) {
-  const usedMemory = async (): Promise<number> =>
-    Number(/used_memory:(\d+)/.exec(String(await client.sendCommand(['INFO', 'memory'])))?.[1] ?? Number.NaN);
   for (const pending of measuredSizes(sized([10_000, 50_000, 100_000], [250, 500, 1_000]))) {
     const keyPrefix = `chat-notify-bench-scale:${Date.now()}:`;
-    const scale = await measure(pending, redisStorage({ client, keyPrefix }), usedMemory, 20);
+    const scale = await measure(pending, redisStorage({ client, keyPrefix }), () => usedMemory(client), 20);
     figures.redis.push(scale);
     console.log(line('redis', scale));
     for await (const keys of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
       if (keys.length > 0) await client.unlink(keys);
     }
   }
+  const teams = await measureTeamsOnRedis(client, sized(500, 20));
+  figures.teams = teams;
+  console.log(
+    `${'teams'.padEnd(7)} ${teams.pending.toLocaleString('en').padStart(10)} ${'-'.padStart(8)} ${teams.bytesPerRequest.toFixed(0).padStart(14)} ${teams.sendsPerSecond.toFixed(0).padStart(10)} ${'-'.padStart(12)}  (Redis, ${teams.keysPerRequest.toFixed(2)} keys per request)`,
+  );
   client.destroy();
 }
 
@@ -167,7 +231,8 @@ for (const pending of measuredSizes(sized([10_000, 100_000, 1_000_000], [250, 50
 console.log(
   '\nbytes/request: what the pending requests added (memory: heap after a full collection; Redis:\n' +
     'used_memory), each with its timeout, 3 inbox copies and their delivery records ("slack": on\n' +
-    'memory, its 3 copies posted to a fake Slack Web API instead of the inbox). expiries/s:\n' +
+    'memory, its 3 copies posted to a fake Slack Web API instead of the inbox; "teams": on Redis,\n' +
+    'its 3 copies posted to a fake Bot Connector, each to a user of its own). expiries/s:\n' +
     `the "due" requests (all, or ${mostDue.toLocaleString('en')} spread among the pending ones) fall due at once;\n` +
     'runDueWork stores every timeout and updates every copy while the rest stay pending. The expiries\n' +
     `start ${settleMs / 1000} s after the heap was measured: time for the collector to sweep in the background what\n` +

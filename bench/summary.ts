@@ -33,6 +33,9 @@ const pendingFigures = z.object({
   memory: z.array(scale),
   redis: z.array(scale),
   slack: z.object({ pending: z.number(), bytesPerRequest: z.number() }).optional(),
+  teams: z
+    .object({ pending: z.number(), bytesPerRequest: z.number(), keysPerRequest: z.number() })
+    .optional(),
 });
 const retentionFigures = z.object({ bytesPerSend: z.number(), sends: z.number() });
 const standaloneFigures = z.object({
@@ -124,7 +127,17 @@ interface TunedRun {
 function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
   const parsed = pendingFigures.safeParse(figures);
   if (!parsed.success) return [['Pending requests: bytes and expiries', 'not measured', '']];
-  const { slack } = parsed.data;
+  const { slack, teams } = parsed.data;
+  const teamsRows: Row[] =
+    teams === undefined
+      ? []
+      : [
+          [
+            `Bytes per pending request, Redis, copies on Teams (a fake Bot Connector), ${teams.pending.toLocaleString('en')} pending`,
+            `${teams.bytesPerRequest.toFixed(0)} (${teams.keysPerRequest.toFixed(1)} keys)`,
+            'reported',
+          ],
+        ];
   const slackRows: Row[] =
     slack === undefined
       ? []
@@ -162,7 +175,7 @@ function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
       ],
     ];
   });
-  return [...storeRows, ...slackRows];
+  return [...storeRows, ...slackRows, ...teamsRows];
 }
 
 function retentionRows(figures: unknown): Row[] {
