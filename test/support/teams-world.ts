@@ -2,7 +2,7 @@
  * The world of the Teams transport's tests: a notifier (or several on one storage) with the Teams
  * transport, the fakes it talks to, and what a test does as Teams' users would.
  */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { adaptiveCard } from '../../adapters/chat/teams/card.js';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
@@ -93,7 +93,7 @@ export interface StartOptions {
  * Connector (standing in for Microsoft's) and a local OpenID authority (standing in for Entra and
  * Bot Framework's token issuer). Stop it with {@link stopTeamsWorld}.
  */
-export async function startTeamsWorld({
+async function startTeamsWorld({
   retries = 2,
   requestTimeoutMs,
   retention,
@@ -224,7 +224,7 @@ export const only = (w: World, teamsUser: FakeTeamsUser): FakeTeamsMessage => {
 };
 
 /** Stops every instance of `world` and its fakes, and checks that the fake Bot Connector saw no violation. */
-export async function stopTeamsWorld(world: World): Promise<void> {
+async function stopTeamsWorld(world: World): Promise<void> {
   for (const notifier of [world.notifier, ...world.others]) await notifier.stop();
   await Promise.all([world.connector.close(), world.authority.close()]);
   expect(world.connector.violations).toEqual([]);
@@ -277,4 +277,20 @@ export async function asEarlierRelease(
     }),
   );
   return key;
+}
+
+/**
+ * How the tests of a file start a world: each test's is stopped after it (registered here, so call
+ * this at the top of the file).
+ */
+export function teamsWorlds(): (options?: StartOptions) => Promise<World> {
+  let world: World | undefined;
+  afterEach(async () => {
+    if (world) await stopTeamsWorld(world);
+    world = undefined;
+  });
+  return async (options) => {
+    world = await startTeamsWorld(options);
+    return world;
+  };
 }

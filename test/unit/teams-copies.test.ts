@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { requestView } from '../../core/request/message-view.js';
 import {
   acmeTenant,
@@ -9,23 +9,10 @@ import {
   type InvokeAnswer,
   keyOf,
   only,
-  type StartOptions,
-  startTeamsWorld,
-  stopTeamsWorld,
-  type World,
+  teamsWorlds,
 } from '../support/teams-world.js';
 
-let world: World | undefined;
-
-afterEach(async () => {
-  if (world) await stopTeamsWorld(world);
-  world = undefined;
-});
-
-const start = async (options?: StartOptions): Promise<World> => {
-  world = await startTeamsWorld(options);
-  return world;
-};
+const start = teamsWorlds();
 
 describe('Teams transport: what it keeps of delivered messages', () => {
   it('throws when its view reached Teams after a newer one, and the newer view tried again is shown', async () => {

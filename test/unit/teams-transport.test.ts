@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   acmeTenant,
   asEarlierRelease,
@@ -10,25 +10,12 @@ import {
   only,
   options,
   otherTenant,
-  type StartOptions,
-  startTeamsWorld,
-  stopTeamsWorld,
+  teamsWorlds,
   user01,
-  type World,
 } from '../support/teams-world.js';
 import { testKeys } from '../support/test-seed.js';
 
-let world: World | undefined;
-
-afterEach(async () => {
-  if (world) await stopTeamsWorld(world);
-  world = undefined;
-});
-
-const start = async (options?: StartOptions): Promise<World> => {
-  world = await startTeamsWorld(options);
-  return world;
-};
+const start = teamsWorlds();
 
 describe('Teams transport: linking users', () => {
   it('links a user when they install the app, and delivers proactively in their 1:1 conversation', async () => {
