@@ -186,11 +186,12 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       const { copies } = state();
       const { version } = delivery.message;
       const card = adaptiveCard(delivery.message);
+      // Where to send it is read beside the claim, not after it: one round trip fewer per copy when a
+      // request finishes, and a copy whose recipient answered Teams' address look-up has a link.
+      const [claimed, target] = await Promise.all([copies.claim(message, version, card), targetOf(message)]);
       // A newer view is shown already; or a click on this very copy is being answered: the answer
       // replaces the card, with the view read once the click is done, so this one or a newer.
-      if (!(await copies.claim(message, version, card))) return;
-      if (answering.has(AnsweringCopies.key(conversationId, activityId))) return;
-      const target = await targetOf(message);
+      if (!claimed || answering.has(AnsweringCopies.key(conversationId, activityId))) return;
       await connector
         .update(target, activityId, cardMessage(delivery.message, card))
         .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
