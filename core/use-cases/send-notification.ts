@@ -185,7 +185,16 @@ async function refreshCopies(
     latest.recipients.map((r) => r.key),
     requestViews(latest),
   );
-  if (failed > 0) await scheduleRefresh(context, latest.id);
+  if (failed === 0) return;
+  // Every copy is delivered and on record: a store that cannot take the refresh now must not turn
+  // the send into an error, which a caller without an Idempotency-Key would answer by sending again.
+  await scheduleRefresh(context, latest.id).catch((error: unknown) => {
+    context.logger.error('could not schedule a refresh of copies left behind; they show an older state', {
+      requestId: latest.id,
+      copies: failed,
+      error: String(error),
+    });
+  });
 }
 
 function throwIfFailed(failed: readonly ResolvedRecipient[]): void {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import type { ChatTransport, StoragePorts } from '../../core/adapter-kit.js';
+import { type ChatTransport, NotifyError, type StoragePorts } from '../../core/adapter-kit.js';
 import { createNotifier, type Notifier } from '../../core/index.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { manualClock } from '../support/manual-clock.js';
 import { sendInteractive } from '../support/send-interactive.js';
 import { testSeed } from '../support/test-seed.js';
@@ -108,6 +109,35 @@ describe('an interactive send brings its copies up to date after a click during 
     clock.advance(10_000);
     await notifier.runDueWork();
     expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
+    await notifier.stop();
+  });
+
+  it('still answers the send when that refresh cannot be scheduled, and logs it', async () => {
+    const storage = memoryStorage();
+    const logger = capturingLogger();
+    let notifier: Notifier | null = null;
+    const { transport, shown, failing } = watchedInbox(async (recipient, sendId) => {
+      if (recipient !== 'dave@acme.test' || notifier === null) return;
+      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
+      failing.add('dave@acme.test');
+      await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' });
+    });
+    const down: StoragePorts = {
+      ...storage,
+      dueWork: {
+        ...storage.dueWork,
+        enqueue: async () => {
+          throw new NotifyError('unavailable', 'the store is down');
+        },
+      },
+    };
+    notifier = createNotifier({ storage: down, transports: [transport], logger });
+    await notifier.seed(testSeed);
+    await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 0 });
+    expect(logger.entries.map((entry) => entry.message)).toContain(
+      'could not schedule a refresh of copies left behind; they show an older state',
+    );
     await notifier.stop();
   });
 });
