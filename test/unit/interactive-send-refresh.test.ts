@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ChatTransport, NotifyError, type StoragePorts } from '../../core/adapter-kit.js';
-import { createNotifier, type Notifier } from '../../core/index.js';
+import { createNotifier, type Notifier, type NotifierOptions } from '../../core/index.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { manualClock } from '../support/manual-clock.js';
 import { sendInteractive } from '../support/send-interactive.js';
@@ -58,6 +58,32 @@ const until = async (condition: () => Promise<boolean>): Promise<void> => {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 1));
 };
 
+/**
+ * Sends an interactive request to Bob and Dave through a notifier on `storage` whose inbox lets
+ * Bob click once his copy is on record and before Dave's goes out: Bob's click updates his copy,
+ * Dave's goes out with the view of before it, and only the send itself can bring it up to date
+ * (Dave's first update failing, with `failDave`). Answers the notifier, the request and the versions
+ * the copies show.
+ */
+async function sendWithClickDuringDelivery(
+  storage: StoragePorts,
+  { failDave = false, ...options }: { failDave?: boolean } & Pick<NotifierOptions, 'clock' | 'logger'> = {},
+): Promise<{ notifier: Notifier; requestId: string; shown: Map<string, number> }> {
+  let notifier: Notifier | null = null;
+  const { transport, shown, failing } = watchedInbox(async (recipient, sendId) => {
+    if (recipient !== 'dave@acme.test' || notifier === null) return;
+    await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
+    if (failDave) failing.add('dave@acme.test');
+    expect(await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' })).toBe(
+      'accepted',
+    );
+  });
+  notifier = createNotifier({ storage, transports: [transport], ...options });
+  await notifier.seed(testSeed);
+  const requestId = await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+  return { notifier, requestId, shown };
+}
+
 describe('an interactive send brings its copies up to date after a click during its delivery', () => {
   it('reads its request no more once its copies are on record when nobody clicked', async () => {
     const { storage, reads } = countingStorage();
@@ -73,19 +99,7 @@ describe('an interactive send brings its copies up to date after a click during 
 
   it('updates a copy that went out with the first view after a click on an earlier copy was stored', async () => {
     const { storage } = countingStorage();
-    let notifier: Notifier | null = null;
-    const { transport, shown } = watchedInbox(async (recipient, sendId) => {
-      if (recipient !== 'dave@acme.test' || notifier === null) return;
-      // Bob's copy is on record, so his click updates it; Dave's goes out after the click, with the
-      // view of before it, and only the send itself can bring it up to date.
-      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
-      expect(await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' })).toBe(
-        'accepted',
-      );
-    });
-    notifier = createNotifier({ storage, transports: [transport] });
-    await notifier.seed(testSeed);
-    const requestId = await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    const { notifier, requestId, shown } = await sendWithClickDuringDelivery(storage);
     const latest = await storage.requests.getRequest(requestId);
     expect(latest?.version).toBe(1);
     expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
@@ -94,17 +108,10 @@ describe('an interactive send brings its copies up to date after a click during 
 
   it('schedules a refresh when that update fails, which brings the copy up to date later', async () => {
     const clock = manualClock();
-    const storage = memoryStorage({ clock });
-    let notifier: Notifier | null = null;
-    const { transport, shown, failing } = watchedInbox(async (recipient, sendId) => {
-      if (recipient !== 'dave@acme.test' || notifier === null) return;
-      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
-      failing.add('dave@acme.test');
-      await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' });
+    const { notifier, shown } = await sendWithClickDuringDelivery(memoryStorage({ clock }), {
+      failDave: true,
+      clock,
     });
-    notifier = createNotifier({ storage, transports: [transport], clock });
-    await notifier.seed(testSeed);
-    await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
     expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 0 });
     clock.advance(10_000);
     await notifier.runDueWork();
@@ -115,13 +122,6 @@ describe('an interactive send brings its copies up to date after a click during 
   it('still answers the send when that refresh cannot be scheduled, and logs it', async () => {
     const storage = memoryStorage();
     const logger = capturingLogger();
-    let notifier: Notifier | null = null;
-    const { transport, shown, failing } = watchedInbox(async (recipient, sendId) => {
-      if (recipient !== 'dave@acme.test' || notifier === null) return;
-      await until(async () => (await storage.deliveries.listDeliveries(sendId)).length > 0);
-      failing.add('dave@acme.test');
-      await notifier.click({ requestId: sendId, recipient: 'bob@acme.test', value: 'yes' });
-    });
     const down: StoragePorts = {
       ...storage,
       dueWork: {
@@ -131,9 +131,8 @@ describe('an interactive send brings its copies up to date after a click during 
         },
       },
     };
-    notifier = createNotifier({ storage: down, transports: [transport], logger });
-    await notifier.seed(testSeed);
-    await sendInteractive(notifier, ['bob@acme.test', 'dave@acme.test']);
+    // The helper's send throws unless it answered a request id.
+    const { notifier, shown } = await sendWithClickDuringDelivery(down, { failDave: true, logger });
     expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 0 });
     expect(logger.entries.map((entry) => entry.message)).toContain(
       'could not schedule a refresh of copies left behind; they show an older state',
