@@ -21,9 +21,12 @@ const usersOf = (organizationId: string) =>
     (user) => ({ id: slackIdOf(user.email), email: user.email }),
   );
 
+/** The team id of the acme organization's workspace. */
+export const acmeTeamId = 'T0ACME';
+
 /** The acme organization's workspace: every acme user of the test seed is a member. */
 export const acmeWorkspace = (): FakeSlackWorkspace => ({
-  teamId: 'T0ACME',
+  teamId: acmeTeamId,
   botToken: 'xoxb-acme-0000000000-test',
   users: usersOf('acme'),
 });

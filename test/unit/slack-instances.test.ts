@@ -8,7 +8,13 @@ import { manualClock } from '../support/manual-clock.js';
 import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { answerOf, asEarlierRelease, clickNewest } from '../support/slack-clicks.js';
 import { testSigningSecret } from '../support/slack-signing.js';
-import { acmeWorkspace, fastRetry, slackIdOf, testInstallations } from '../support/slack-workspace.js';
+import {
+  acmeTeamId,
+  acmeWorkspace,
+  fastRetry,
+  slackIdOf,
+  testInstallations,
+} from '../support/slack-workspace.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
 const redis = await redisTestStorages();
@@ -21,7 +27,7 @@ const storages: Array<[string, () => StoragePorts]> = [['memory', () => memorySt
 if (redis) storages.push(['redis', () => redis.storage()]);
 else console.warn(`Slack across instances on Redis skipped: no Redis answers at ${redisUrl}`);
 
-const team = 'T0ACME';
+const team = acmeTeamId;
 const bob = 'bob@acme.test';
 const carol = 'carol@acme.test';
 

@@ -15,6 +15,7 @@ import { manualClock } from '../support/manual-clock.js';
 import { answerOf, asEarlierRelease, clickNewest, type NewestClick } from '../support/slack-clicks.js';
 import { testSigningSecret } from '../support/slack-signing.js';
 import {
+  acmeTeamId,
   acmeWorkspace,
   dmChannelOf,
   fastRetry,
@@ -24,7 +25,7 @@ import {
 } from '../support/slack-workspace.js';
 import { numberedUsers, testKeys, testSeed } from '../support/test-seed.js';
 
-const team = 'T0ACME';
+const team = acmeTeamId;
 const bob = 'bob@acme.test';
 const carol = 'carol@acme.test';
 
