@@ -86,6 +86,11 @@ export interface StartOptions {
   requestTimeoutMs?: number;
   /** The notifier's retention of finished sends (ms). */
   retention?: number;
+  /**
+   * Runs once the core applied each click, before the transport learns its outcome: what lands while
+   * a click is being answered.
+   */
+  afterClick?: () => Promise<void>;
 }
 
 /**
@@ -97,6 +102,7 @@ async function startTeamsWorld({
   retries = 2,
   requestTimeoutMs,
   retention,
+  afterClick,
 }: StartOptions = {}): Promise<World> {
   // The Agents SDK reads connection settings from the environment when there are any.
   for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
@@ -126,6 +132,18 @@ async function startTeamsWorld({
       ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
       logger,
     });
+    if (afterClick) {
+      const connect = transport.connect;
+      transport.connect = (sink) =>
+        connect({
+          ...sink,
+          async click(click) {
+            const outcome = await sink.click(click);
+            await afterClick();
+            return outcome;
+          },
+        });
+    }
     const notifier = createNotifier({
       storage,
       transports: [transport],

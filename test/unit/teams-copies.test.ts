@@ -47,6 +47,73 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/), updates: 3 });
   });
 
+  /**
+   * Bob's click on a value that is no option, refused, while the request expires: the update of his
+   * copy is left to the click's answer, which then carries no card.
+   */
+  const refusedWhileExpiring = async (failedUpdates = 0) => {
+    let meanwhile = async () => {};
+    const w = await start({ afterClick: () => meanwhile() });
+    await w.install(bob);
+    await w.ask(['bob@acme.test']);
+    meanwhile = async () => {
+      w.clock.advance(60 * 60_000);
+      await w.notifier.runDueWork();
+    };
+    if (failedUpdates > 0) w.connector.inject('update', { status: 500 }, failedUpdates);
+    const invoke = w.connector.clickActivity(only(w, bob), 'approve');
+    const value = invoke.value as { action: { data: Record<string, string> } };
+    const noOption = {
+      ...invoke,
+      value: { ...value, action: { ...value.action, data: { ...value.action.data, value: 'maybe' } } },
+    };
+    expect((JSON.parse((await w.post(noOption)).body) as InvokeAnswer).statusCode).toBe(400);
+    return w;
+  };
+  const expired = { buttons: [], footer: expect.stringMatching(/expired/), updates: 1 };
+
+  it('shows an update left to the answer of a click that is then refused', async () => {
+    const w = await refusedWhileExpiring();
+    await vi.waitFor(() => expect(only(w, bob)).toMatchObject(expired));
+  });
+
+  it('tries that update again when it fails', async () => {
+    const w = await refusedWhileExpiring(2);
+    await vi.waitFor(() => expect(only(w, bob)).toMatchObject(expired));
+  });
+
+  it('says so in the log when that update cannot be made', async () => {
+    const never = await refusedWhileExpiring(3);
+    await vi.waitFor(() =>
+      expect(never.logs.join('\n')).toContain('left behind by a refused click could not be updated'),
+    );
+    expect(only(never, bob).buttons).toHaveLength(2);
+    expect(never.connector.callsTo('update')).toHaveLength(3);
+  });
+
+  it('shows an update left to the answer of a click whose answer failed', async () => {
+    let meanwhile = async () => {};
+    const w = await start({ afterClick: () => meanwhile() });
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    meanwhile = async () => {
+      throw new Error('the store went away');
+    };
+    // Outside the tests, the handler answers such a failure 500 in the error shape.
+    await expect(w.post(w.connector.clickActivity(only(w, bob), 'approve'))).rejects.toThrow(
+      'the store went away',
+    );
+    // The click was stored before the failure: Bob's copy shows his answer all the same.
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    await vi.waitFor(() =>
+      expect(only(w, bob)).toMatchObject({
+        buttons: [],
+        footer: expect.stringContaining('Closed. Your answer: “Approve”'),
+        updates: 1,
+      }),
+    );
+  });
+
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
     const w = await start();
     await w.install(bob);

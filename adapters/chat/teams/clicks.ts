@@ -1,33 +1,54 @@
-import type { ChatSink, Logger } from '../../../core/adapter-kit.js';
+import type { ChatSink, Logger, MessageView } from '../../../core/adapter-kit.js';
 import { cardActionOf, type TeamsActivity } from './activity.js';
 import { adaptiveCard, cardInvokeResponse, errorInvokeResponse } from './card.js';
-import { readTeamsRef, type TeamsCopies } from './copies.js';
+import { readTeamsRef, type TeamsCopies, type TeamsMessageRef } from './copies.js';
 import type { TeamsMembers } from './members.js';
 
+/** What a click's answer learned while it ran: whether an update of its copy was left to it. */
+interface Answer {
+  updateLeft: boolean;
+}
+
 /**
- * The copies whose click is being answered in this process, by copy key, with a count (a double
- * click answers twice at once). The invoke's answer replaces such a copy's card, so an update of it
- * meanwhile only records its view: the answer carries the newest.
+ * The copies whose click is being answered in this process, by copy key, each with the answers in
+ * progress (a double click answers twice at once). The invoke's answer replaces such a copy's card,
+ * so an update of it meanwhile is left to the answer, which carries the newest view; an answer that
+ * carries no card (a refused click) must then show it.
  */
 export class AnsweringCopies {
-  readonly #counts = new Map<string, number>();
+  readonly #answers = new Map<string, Set<Answer>>();
 
   static key(conversationId: string, activityId: string): string {
     return JSON.stringify([conversationId, activityId]);
   }
 
-  has(key: string): boolean {
-    return this.#counts.has(key);
+  /** Whether a click on the copy `key` is being answered: if so, its update is left to every such answer. */
+  leaveUpdate(key: string): boolean {
+    const answers = this.#answers.get(key);
+    if (answers === undefined) return false;
+    for (const answer of answers) answer.updateLeft = true;
+    return true;
   }
 
-  async during<T>(key: string, work: () => Promise<T>): Promise<T> {
-    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+  /**
+   * Runs `work` as the answer of a click on the copy `key`. Never throws: answers how `work` ended,
+   * and whether an update of the copy was left to this answer meanwhile.
+   */
+  async during<T>(
+    key: string,
+    work: () => Promise<T>,
+  ): Promise<{ ended: PromiseSettledResult<T>; updateLeft: boolean }> {
+    const answer: Answer = { updateLeft: false };
+    const answers = this.#answers.get(key) ?? new Set<Answer>();
+    answers.add(answer);
+    this.#answers.set(key, answers);
     try {
-      return await work();
+      return { ended: { status: 'fulfilled', value: await work() }, updateLeft: answer.updateLeft };
+    } catch (reason) {
+      return { ended: { status: 'rejected', reason }, updateLeft: answer.updateLeft };
     } finally {
-      const left = (this.#counts.get(key) ?? 1) - 1;
-      if (left > 0) this.#counts.set(key, left);
-      else this.#counts.delete(key);
+      answers.delete(answer);
+      if (answers.size === 0) this.#answers.delete(key);
     }
   }
 }
@@ -38,6 +59,11 @@ export interface ClickContext {
   copies: TeamsCopies;
   members: TeamsMembers;
   answering: AnsweringCopies;
+  /**
+   * Shows `view` on `message` as an update of its copy does: what a refused click does with an
+   * update that was left to its answer.
+   */
+  show(message: TeamsMessageRef, view: MessageView): Promise<void>;
   logger: Logger;
 }
 
@@ -50,8 +76,12 @@ export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<ty
  */
 const seenInvokeTtlMs = 60 * 60_000;
 
+/** How many times a refused click tries to show an update that was left to its answer. */
+const showAttempts = 3;
+
 /** The copy a click was made on: whose it is, as chat-notify and Teams know them. */
 interface ClickedCopy {
+  message: TeamsMessageRef;
   /** Normalized address of the recipient. */
   recipient: string;
   /** Lower-case tenant id. */
@@ -76,14 +106,15 @@ async function clickedCopy(
   const copy = (await sink.copies(requestId)).find(
     ({ ref }) => ref.conversationId === conversationId && ref.activityId === activityId,
   );
-  const delivered = copy === undefined ? null : readTeamsRef(copy.ref).delivered;
-  if (copy !== undefined && delivered !== null) {
-    const { installationId: tenantId, userRef: userId } = delivered;
+  const message = copy === undefined ? null : readTeamsRef(copy.ref);
+  if (copy !== undefined && message?.delivered) {
+    const { installationId: tenantId, userRef: userId } = message.delivered;
     const member = await members.get(tenantId, userId);
-    return { recipient: copy.recipient, tenantId, userId, aadObjectId: member?.aadObjectId ?? null };
+    return { message, recipient: copy.recipient, tenantId, userId, aadObjectId: member?.aadObjectId ?? null };
   }
   const legacy = await copies.legacy(conversationId, activityId);
-  return legacy === null || legacy.sendId !== requestId ? null : legacy;
+  if (legacy === null || legacy.sendId !== requestId) return null;
+  return { ...legacy, message: { conversationId, activityId, delivered: null } };
 }
 
 /** Whether the clicker is the copy's recipient: the same Teams id, and the same Entra object id when both are known. */
@@ -91,6 +122,38 @@ function isRecipient(copy: ClickedCopy, activity: TeamsActivity): boolean {
   const { id, aadObjectId } = activity.from;
   if (id !== copy.userId) return false;
   return aadObjectId === undefined || copy.aadObjectId === null || aadObjectId === copy.aadObjectId;
+}
+
+/**
+ * Shows on the copy the view of its request as it stands now, as an update would; tries again, with
+ * the view read again, when that fails or may have reached Teams after a newer view. Never throws:
+ * the last failure is logged.
+ */
+async function showCurrent(
+  { sink, show, logger }: ClickContext,
+  requestId: string,
+  copy: ClickedCopy,
+): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const view = await sink.view(requestId, copy.recipient);
+      if (view !== null) await show(copy.message, view);
+      return;
+    } catch (error) {
+      if (attempt === showAttempts) {
+        logger.warn(
+          'Teams message left behind by a refused click could not be updated: it shows an older card',
+          {
+            requestId,
+            conversationId: copy.message.conversationId,
+            activityId: copy.message.activityId,
+            error: error instanceof Error ? error.message : String(error),
+          },
+        );
+        return;
+      }
+    }
+  }
 }
 
 /**
@@ -126,7 +189,7 @@ export async function answerCardAction(
   }
 
   const key = AnsweringCopies.key(conversationId, activityId);
-  const outcome = await answering.during(key, async () => {
+  const { ended, updateLeft } = await answering.during(key, async () => {
     const seenKey = `invoke:${JSON.stringify([tenantId, activity.id ?? ''])}`;
     const first =
       activity.id === undefined ||
@@ -147,7 +210,14 @@ export async function answerCardAction(
       throw error;
     }
   });
-  if (outcome === 'unknown-option') return errorInvokeResponse(400, 'This answer is not one of the options.');
+  if (ended.status === 'rejected' || ended.value === 'unknown-option') {
+    // No card answers this click, yet an update of the copy was left to its answer: show it now,
+    // beside the answer (Teams waits for the answer only a few seconds).
+    if (updateLeft) void showCurrent(context, action.requestId, copy);
+    if (ended.status === 'rejected') throw ended.reason;
+    return errorInvokeResponse(400, 'This answer is not one of the options.');
+  }
+  const outcome = ended.value;
   logger.debug('Teams click answered', { requestId: action.requestId, outcome });
   // Read after the click was stored: the view of the request as it stands now.
   const view = await sink.view(action.requestId, copy.recipient);

@@ -6,6 +6,7 @@ import {
   type ChatTransport,
   type DeliveryRef,
   type Logger,
+  type MessageView,
   NotifyError,
   normalizeEmail,
   silentLogger,
@@ -131,6 +132,34 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     return { serviceUrl, agent, conversationId, tenantId, userId };
   };
 
+  /**
+   * Shows `view` on `message` (an update of its copy). @throws when the view may have reached Teams
+   * after a newer one, so that the core refreshes the message with the request's current view.
+   */
+  const show = async (message: TeamsMessageRef, view: MessageView): Promise<void> => {
+    const { conversationId, activityId } = message;
+    const card = adaptiveCard(view);
+    // Where to send it is read beside the claim, not after it: one round trip fewer per copy when a
+    // request finishes, and a copy whose recipient answered Teams' address look-up has a link.
+    const [claimed, target] = await Promise.all([
+      state().copies.claim(message, view.version, card),
+      targetOf(message),
+    ]);
+    // A newer view is shown already; or a click on this very copy is being answered: the answer
+    // replaces the card, with the view read once the click is done, so this one or a newer.
+    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))) return;
+    await connector
+      .update(target, activityId, cardMessage(view, card))
+      .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
+    // A newer view claimed while this call was on its way may have reached Teams first, and this
+    // one replaced it.
+    if (await state().copies.superseded(message, view.version)) {
+      throw new Error(
+        `Teams message ${activityId} in ${conversationId}: a newer view was claimed while view ${view.version} was sent`,
+      );
+    }
+  };
+
   const conversationOf = async (member: TeamsMember): Promise<string> => {
     if (member.conversationId !== null) return member.conversationId;
     const conversationId = await connector
@@ -180,28 +209,8 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       );
     },
 
-    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      const message = readTeamsRef(ref);
-      const { conversationId, activityId } = message;
-      const { copies } = state();
-      const { version } = delivery.message;
-      const card = adaptiveCard(delivery.message);
-      // Where to send it is read beside the claim, not after it: one round trip fewer per copy when a
-      // request finishes, and a copy whose recipient answered Teams' address look-up has a link.
-      const [claimed, target] = await Promise.all([copies.claim(message, version, card), targetOf(message)]);
-      // A newer view is shown already; or a click on this very copy is being answered: the answer
-      // replaces the card, with the view read once the click is done, so this one or a newer.
-      if (!claimed || answering.has(AnsweringCopies.key(conversationId, activityId))) return;
-      await connector
-        .update(target, activityId, cardMessage(delivery.message, card))
-        .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
-      // A newer view claimed while this call was on its way may have reached Teams first, and this
-      // one replaced it. Failing makes the core refresh the message with the request's current view.
-      if (await copies.superseded(message, version)) {
-        throw new Error(
-          `Teams message ${activityId} in ${conversationId}: a newer view was claimed while view ${version} was sent`,
-        );
-      }
+    update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+      return show(readTeamsRef(ref), delivery.message);
     },
 
     routes: [
@@ -223,6 +232,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
         members: teamsMembers(sink.state),
         copies: teamsCopies(sink.state, sink.retentionMs),
         answering,
+        show,
         connector,
         logger,
       };
