@@ -467,13 +467,14 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(claimed.map((item) => item.id)).toEqual(['z', 'a', 'q', 'b', 'm']);
     }));
 
-  it("keeps a request's unclaimed timeout as a string, its member, and makes it a hash when claimed", () =>
+  it("keeps a request's unclaimed timeout as its member alone, no record, and gives it a hash when claimed", () =>
     withStorage(async ({ dueWork }, keyPrefix) => {
+      // Due first: among items due at the same time, a compact one comes out in the order of its id.
       const timeout: DueItem = {
         id: 'timeout:req_c',
         kind: 'timeout',
         requestId: 'req_c',
-        runAt: t0,
+        runAt: t0 - 1,
         attempt: 0,
       };
       const callback: DueItem = {
@@ -485,9 +486,8 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       };
       await dueWork.enqueue([timeout, callback, dueItem('odd', t0)]);
       const key = (id: string) => `${keyPrefix}due-item:${id}`;
-      const member = await shared!.get(key(timeout.id));
-      expect(member).toMatch(/^\d{16}:timeout:req_c$/);
-      expect(await shared!.zScore(`${keyPrefix}due`, member!)).toBe(t0);
+      expect(await shared!.exists(key(timeout.id))).toBe(0);
+      expect(await shared!.zScore(`${keyPrefix}due`, timeout.id)).toBe(t0 - 1);
       expect(await shared!.type(key(callback.id))).toBe('hash');
       expect(await shared!.type(key('odd'))).toBe('hash');
       const claimed = await dueWork.claim(t0, 10, 1000);
@@ -499,7 +499,7 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await shared!.hGetAll(key(timeout.id))).toEqual({
         kind: 'timeout',
         requestId: 'req_c',
-        runAt: String(t0),
+        runAt: String(t0 - 1),
         attempt: '0',
         member: claimed[0]!.leaseToken,
         lease: claimed[0]!.leaseToken,
@@ -530,6 +530,29 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       await dueWork.reschedule(forged, t0 + 100);
       expect(await dueWork.nextRunAt()).toBe(t0);
       expect((await dueWork.claim(t0, 10, 1000)).map((item) => item.id)).toEqual(['timeout:req_d']);
+    }));
+
+  it("claims and cancels a request's timeout kept as a string, its member, by the release before", () =>
+    withStorage(async ({ dueWork, requests }, keyPrefix) => {
+      const member = (id: string) => `${'0'.repeat(15)}1:${id}`;
+      await shared!.set(`${keyPrefix}sequence`, '100');
+      for (const id of ['timeout:req_old', 'timeout:req_gone']) {
+        await shared!.set(`${keyPrefix}due-item:${id}`, member(id));
+        await shared!.zAdd(`${keyPrefix}due`, { score: t0, value: member(id) });
+      }
+      await requests.createRequest(request('req_gone', 0), { enqueue: [], cancel: [] });
+      await requests.updateRequest(request('req_gone', 1), 0, { enqueue: [], cancel: ['timeout:req_gone'] });
+      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_gone`)).toBe(0);
+      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([member('timeout:req_old')]);
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
+        { id: 'timeout:req_old', kind: 'timeout', requestId: 'req_old', runAt: t0, attempt: 0 },
+      ]);
+      expect(await shared!.type(`${keyPrefix}due-item:timeout:req_old`)).toBe('hash');
+      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([claimed[0]!.leaseToken]);
+      await dueWork.complete(claimed[0]!);
+      expect(await dueWork.nextRunAt()).toBeNull();
+      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_old`)).toBe(0);
     }));
 
   it("claims and cancels a request's timeout kept as a hash by earlier releases", () =>

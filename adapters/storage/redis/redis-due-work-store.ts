@@ -13,7 +13,8 @@ import { asOptionalNumber, asString, chunks } from './replies.js';
 
 /**
  * Due work in a sorted set scored by when each item becomes claimable, with each item in a record of
- * its own (`dueLua`: a hash, or a string for a request's timeout not yet claimed).
+ * its own (`dueLua`: a hash), except a request's timeout (or first callback) not yet claimed, which
+ * is its member alone.
  * Claims, completions and reschedules are single scripts, so a lease is granted to one worker only
  * and a stale lease token changes nothing. The lowest score is the next time anything is claimable.
  */

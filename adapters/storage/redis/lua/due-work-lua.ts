@@ -10,28 +10,35 @@ return 1
 /**
  * KEYS: due set, sequence. ARGV: item base, now, limit, lease end. Leases up to `limit` items whose
  * score (runAt, or the end of a lease) is at most now, moving each to the lease end under a new
- * member, which is its lease token (a compact item becomes a hash); answers id, kind, requestId,
- * runAt, attempt and token of each. The range is read once, before any score moves, so an item
- * leased until `now` (lease 0) cannot come out twice in one claim. A member that is not its item's
- * current one (left behind) is removed.
+ * member, which is its lease token (a compact item gets a hash); answers id, kind, requestId, runAt,
+ * attempt and token of each. The range is read once, before any score moves, so an item leased until
+ * `now` (lease 0) cannot come out twice in one claim. A member that is not its item's current one
+ * (left behind) is removed.
  */
 export const claimScript = luaScript(`${dueLua}
 local range = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
 local out = {}
 for i = 1, #range, 2 do
   local m = range[i]
-  local id = member_id(m)
+  local id = due_id(m)
   local item_key = ARGV[1] .. id
-  local stored = redis.pcall('GET', item_key)
   local f = false
-  if stored == m then
-    -- A compact item: its id is <kind>:<requestId>, its score its runAt, its attempt the first.
+  -- A compact item: its member is its id, or (earlier releases) a string record is its member.
+  local compact = m == id
+  if not compact then
+    local stored = redis.pcall('GET', item_key)
+    if stored == m then
+      compact = true
+      redis.call('DEL', item_key)
+    elseif type(stored) == 'table' and stored.err then
+      f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
+      if not f[1] or f[5] ~= m then f = false end
+    end
+  end
+  if compact then
+    -- Its id is <kind>:<requestId>, its score its runAt, its attempt the first.
     local colon = string.find(id, ':', 1, true)
     f = { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), range[i + 1], '0' }
-    redis.call('DEL', item_key)
-  elseif type(stored) == 'table' and stored.err then
-    f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
-    if not f[1] or f[5] ~= m then f = false end
   end
   redis.call('ZREM', KEYS[1], m)
   if f then
@@ -52,7 +59,7 @@ return out
 
 /**
  * KEYS: due set. ARGV: item base, id, lease token. Removes the item if the token still holds its
- * lease (an item that is a string, never claimed, holds none). A leased item's member is its lease
+ * lease (a compact item, never claimed, holds none). A leased item's member is its lease
  * token: a claim gives it both, and whatever changes the member frees the lease.
  */
 export const completeScript = luaScript(`

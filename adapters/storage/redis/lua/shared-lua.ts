@@ -65,17 +65,24 @@ end
  *
  * A record is a hash `{kind, requestId, runAt, attempt, member, lease}`, except for the item that
  * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` with
- * no `:` in the kind (a request's timeout): that is a string, its member, which with the id and the
- * score says all the hash would (about 100 bytes less of Redis memory each). A claim turns it into
- * the hash.
+ * no `:` in the kind (a request's timeout, a first callback): that item is compact, its member its id
+ * alone and no record at all, since the id and the score say all the hash would (about 180 bytes of
+ * Redis memory less each). Compact items due at the same time come out in the order of their ids. A
+ * claim gives it the hash. Earlier releases kept a compact item as a string record, its member
+ * `<sequence>:<id>`: that form is still claimed and cancelled.
  *
- * `schedule_due(due_key, item_key, id, sequence_key, at)` gives the item of a hash a new member at
- * `at`; `drop_due(due_key, item_key)` removes an item; `apply_due(due_key, item_base, sequence_key,
- * argv, start)` applies encoded due-work changes (see `encodeDueChanges`) read from `argv` at
- * `start`: cancels first, then enqueues, so an id in both ends up enqueued; an enqueued item
- * replaces any item of its id and frees its lease.
+ * `due_id(m)` is the id of the item of member `m`. `schedule_due(due_key, item_key, id, sequence_key,
+ * at)` gives the item of a hash a new member at `at`; `drop_due(due_key, item_base, id)` removes an
+ * item, whatever its form; `apply_due(due_key, item_base, sequence_key, argv, start)` applies encoded
+ * due-work changes (see `encodeDueChanges`) read from `argv` at `start`: cancels first, then
+ * enqueues, so an id in both ends up enqueued; an enqueued item replaces any item of its id and frees
+ * its lease.
  */
 export const dueLua = `${memberLua}
+local function due_id(m)
+  if string.find(m, '^${'%d'.repeat(16)}:') then return member_id(m) end
+  return m
+end
 local function schedule_due(due_key, item_key, id, sequence_key, at)
   local old = redis.call('HGET', item_key, 'member')
   if old then redis.call('ZREM', due_key, old) end
@@ -84,32 +91,35 @@ local function schedule_due(due_key, item_key, id, sequence_key, at)
   redis.call('ZADD', due_key, at, m)
   return m
 end
-local function drop_due(due_key, item_key)
+local function drop_due(due_key, item_base, id)
+  local item_key = item_base .. id
   -- HGET first: a timeout is cancelled as it expires, claimed (a hash) by then.
   local old = redis.pcall('HGET', item_key, 'member')
   if type(old) == 'table' then old = redis.call('GET', item_key) end
-  if old then redis.call('ZREM', due_key, old) end
-  redis.call('DEL', item_key)
+  if old then
+    redis.call('ZREM', due_key, old)
+    redis.call('DEL', item_key)
+  else
+    redis.call('ZREM', due_key, id)
+  end
 end
 local function apply_due(due_key, item_base, sequence_key, argv, start)
   local i = start
   local cancels = tonumber(argv[i])
   i = i + 1
   for _ = 1, cancels do
-    drop_due(due_key, item_base .. argv[i])
+    drop_due(due_key, item_base, argv[i])
     i = i + 1
   end
   local enqueues = tonumber(argv[i])
   i = i + 1
   for _ = 1, enqueues do
     local id, kind, request_id, run_at, attempt = argv[i], argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]
-    local item_key = item_base .. id
-    drop_due(due_key, item_key)
+    drop_due(due_key, item_base, id)
     if attempt == '0' and id == kind .. ':' .. request_id and not string.find(kind, ':', 1, true) then
-      local m = member(sequence_key, id)
-      redis.call('SET', item_key, m)
-      redis.call('ZADD', due_key, run_at, m)
+      redis.call('ZADD', due_key, run_at, id)
     else
+      local item_key = item_base .. id
       redis.call('HSET', item_key, 'kind', kind, 'requestId', request_id, 'runAt', run_at, 'attempt', attempt)
       schedule_due(due_key, item_key, id, sequence_key, run_at)
     end
