@@ -532,58 +532,45 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect((await dueWork.claim(t0, 10, 1000)).map((item) => item.id)).toEqual(['timeout:req_d']);
     }));
 
-  it("claims and cancels a request's timeout kept as a string, its member, by the release before", () =>
+  it.each([
+    ['as a string, its member, by the release before', 'string'],
+    ['as a hash by earlier releases', 'hash'],
+  ] as const)("claims and cancels a request's timeout kept %s", (_, form) =>
     withStorage(async ({ dueWork, requests }, keyPrefix) => {
       const member = (id: string) => `${'0'.repeat(15)}1:${id}`;
-      await shared!.set(`${keyPrefix}sequence`, '100');
-      for (const id of ['timeout:req_old', 'timeout:req_gone']) {
-        await shared!.set(`${keyPrefix}due-item:${id}`, member(id));
-        await shared!.zAdd(`${keyPrefix}due`, { score: t0, value: member(id) });
-      }
-      await requests.createRequest(request('req_gone', 0), { enqueue: [], cancel: [] });
-      await requests.updateRequest(request('req_gone', 1), 0, { enqueue: [], cancel: ['timeout:req_gone'] });
-      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_gone`)).toBe(0);
-      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([member('timeout:req_old')]);
-      const claimed = await dueWork.claim(t0, 10, 1000);
-      expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
-        { id: 'timeout:req_old', kind: 'timeout', requestId: 'req_old', runAt: t0, attempt: 0 },
-      ]);
-      expect(await shared!.type(`${keyPrefix}due-item:timeout:req_old`)).toBe('hash');
-      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([claimed[0]!.leaseToken]);
-      await dueWork.complete(claimed[0]!);
-      expect(await dueWork.nextRunAt()).toBeNull();
-      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_old`)).toBe(0);
-    }));
-
-  it("claims and cancels a request's timeout kept as a hash by earlier releases", () =>
-    withStorage(async ({ dueWork, requests }, keyPrefix) => {
-      const member = (id: string) => `${'0'.repeat(15)}1:${id}`;
+      const itemKey = (id: string) => `${keyPrefix}due-item:${id}`;
       // New members (lease tokens) must differ from the old ones, as they would in a live store.
       await shared!.set(`${keyPrefix}sequence`, '100');
       for (const id of ['timeout:req_old', 'timeout:req_gone']) {
-        await shared!.hSet(`${keyPrefix}due-item:${id}`, {
-          kind: 'timeout',
-          requestId: id.slice('timeout:'.length),
-          runAt: String(t0),
-          attempt: '0',
-          member: member(id),
-        });
+        if (form === 'string') await shared!.set(itemKey(id), member(id));
+        else {
+          await shared!.hSet(itemKey(id), {
+            kind: 'timeout',
+            requestId: id.slice('timeout:'.length),
+            runAt: String(t0),
+            attempt: '0',
+            member: member(id),
+          });
+        }
         await shared!.zAdd(`${keyPrefix}due`, { score: t0, value: member(id) });
       }
       await requests.createRequest(request('req_gone', 0), { enqueue: [], cancel: [] });
       await requests.updateRequest(request('req_gone', 1), 0, { enqueue: [], cancel: ['timeout:req_gone'] });
-      expect(await shared!.exists(`${keyPrefix}due-item:timeout:req_gone`)).toBe(0);
+      expect(await shared!.exists(itemKey('timeout:req_gone'))).toBe(0);
       expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([member('timeout:req_old')]);
       const claimed = await dueWork.claim(t0, 10, 1000);
       expect(claimed.map(({ leaseToken: _, ...item }) => item)).toEqual([
         { id: 'timeout:req_old', kind: 'timeout', requestId: 'req_old', runAt: t0, attempt: 0 },
       ]);
+      expect(await shared!.type(itemKey('timeout:req_old'))).toBe('hash');
       expect(await dueWork.nextRunAt()).toBe(t0 + 1000);
       expect(claimed[0]!.leaseToken).not.toBe(member('timeout:req_old'));
       expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([claimed[0]!.leaseToken]);
       await dueWork.complete(claimed[0]!);
       expect(await dueWork.nextRunAt()).toBeNull();
-    }));
+      expect(await shared!.exists(itemKey('timeout:req_old'))).toBe(0);
+    }),
+  );
 
   it('lists users in the order of their first save, as the memory adapter does', () =>
     withStorage(async ({ directory }) => {
