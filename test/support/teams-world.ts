@@ -91,6 +91,8 @@ export interface StartOptions {
    * a click is being answered.
    */
   afterClick?: () => Promise<void>;
+  /** Runs once the core answered each `ChatSink.view`, before the transport gets it. */
+  afterView?: () => Promise<void>;
 }
 
 /**
@@ -103,6 +105,7 @@ async function startTeamsWorld({
   requestTimeoutMs,
   retention,
   afterClick,
+  afterView,
 }: StartOptions = {}): Promise<World> {
   // The Agents SDK reads connection settings from the environment when there are any.
   for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
@@ -132,18 +135,21 @@ async function startTeamsWorld({
       ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
       logger,
     });
-    if (afterClick) {
-      const connect = transport.connect;
-      transport.connect = (sink) =>
-        connect({
-          ...sink,
-          async click(click) {
-            const outcome = await sink.click(click);
-            await afterClick();
-            return outcome;
-          },
-        });
-    }
+    const connect = transport.connect;
+    transport.connect = (sink) =>
+      connect({
+        ...sink,
+        async click(click) {
+          const outcome = await sink.click(click);
+          await afterClick?.();
+          return outcome;
+        },
+        async view(sendId, recipient) {
+          const view = await sink.view(sendId, recipient);
+          await afterView?.();
+          return view;
+        },
+      });
     const notifier = createNotifier({
       storage,
       transports: [transport],

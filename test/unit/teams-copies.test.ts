@@ -85,7 +85,7 @@ describe('Teams transport: what it keeps of delivered messages', () => {
   it('says so in the log when that update cannot be made', async () => {
     const never = await refusedWhileExpiring(3);
     await vi.waitFor(() =>
-      expect(never.logs.join('\n')).toContain('left behind by a refused click could not be updated'),
+      expect(never.logs.join('\n')).toContain('left behind by the answer of a click could not be updated'),
     );
     expect(only(never, bob).buttons).toHaveLength(2);
     expect(never.connector.callsTo('update')).toHaveLength(3);
@@ -112,6 +112,25 @@ describe('Teams transport: what it keeps of delivered messages', () => {
         updates: 1,
       }),
     );
+  });
+
+  it('shows an update left to the answer of a click once Teams applied that answer, whose card is older', async () => {
+    let meanwhile = async () => {};
+    const w = await start({ afterView: () => meanwhile() });
+    await w.install(bob, carol);
+    await w.ask(['bob@acme.test', 'carol@acme.test']);
+    // The request expires right after the view that answers Bob's click was read.
+    meanwhile = async () => {
+      meanwhile = async () => {};
+      w.clock.advance(60 * 60_000);
+      await w.notifier.runDueWork();
+    };
+    await w.click(only(w, bob), 'approve');
+    expect(only(w, bob).footer).toContain('You answered “Approve”');
+    expect(only(w, carol)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+    await vi.waitFor(() => expect(only(w, bob).footer).toContain('Closed. Your answer: “Approve”'), {
+      timeout: 5_000,
+    });
   });
 
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {

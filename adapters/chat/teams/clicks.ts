@@ -1,19 +1,27 @@
-import type { ChatSink, Logger, MessageView } from '../../../core/adapter-kit.js';
+import type {
+  ChatSink,
+  Click,
+  ClickOutcome,
+  LogFields,
+  Logger,
+  MessageView,
+} from '../../../core/adapter-kit.js';
 import { cardActionOf, type TeamsActivity } from './activity.js';
 import { adaptiveCard, cardInvokeResponse, errorInvokeResponse } from './card.js';
 import { readTeamsRef, type TeamsCopies, type TeamsMessageRef } from './copies.js';
 import type { TeamsMembers } from './members.js';
 
-/** What a click's answer learned while it ran: whether an update of its copy was left to it. */
+/** What a click's answer learned while it ran: the newest version of an update of its copy left to it. */
 interface Answer {
-  updateLeft: boolean;
+  newestLeft: number | null;
 }
 
 /**
  * The copies whose click is being answered in this process, by copy key, each with the answers in
  * progress (a double click answers twice at once). The invoke's answer replaces such a copy's card,
- * so an update of it meanwhile is left to the answer, which carries the newest view; an answer that
- * carries no card (a refused click) must then show it.
+ * so an update of it meanwhile is left to the answer, which carries the view of the request read
+ * once the click is stored; an answer that carries no card (a refused click), or an older view than
+ * an update left to it, must then show the current one.
  */
 export class AnsweringCopies {
   readonly #answers = new Map<string, Set<Answer>>();
@@ -22,30 +30,33 @@ export class AnsweringCopies {
     return JSON.stringify([conversationId, activityId]);
   }
 
-  /** Whether a click on the copy `key` is being answered: if so, its update is left to every such answer. */
-  leaveUpdate(key: string): boolean {
+  /**
+   * Whether a click on the copy `key` is being answered: if so, its update to the view of `version`
+   * is left to every such answer.
+   */
+  leaveUpdate(key: string, version: number): boolean {
     const answers = this.#answers.get(key);
     if (answers === undefined) return false;
-    for (const answer of answers) answer.updateLeft = true;
+    for (const answer of answers) answer.newestLeft = Math.max(answer.newestLeft ?? version, version);
     return true;
   }
 
   /**
    * Runs `work` as the answer of a click on the copy `key`. Never throws: answers how `work` ended,
-   * and whether an update of the copy was left to this answer meanwhile.
+   * and the newest version of an update of the copy left to this answer meanwhile (null for none).
    */
   async during<T>(
     key: string,
     work: () => Promise<T>,
-  ): Promise<{ ended: PromiseSettledResult<T>; updateLeft: boolean }> {
-    const answer: Answer = { updateLeft: false };
+  ): Promise<{ ended: PromiseSettledResult<T>; newestLeft: number | null }> {
+    const answer: Answer = { newestLeft: null };
     const answers = this.#answers.get(key) ?? new Set<Answer>();
     answers.add(answer);
     this.#answers.set(key, answers);
     try {
-      return { ended: { status: 'fulfilled', value: await work() }, updateLeft: answer.updateLeft };
+      return { ended: { status: 'fulfilled', value: await work() }, newestLeft: answer.newestLeft };
     } catch (reason) {
-      return { ended: { status: 'rejected', reason }, updateLeft: answer.updateLeft };
+      return { ended: { status: 'rejected', reason }, newestLeft: answer.newestLeft };
     } finally {
       answers.delete(answer);
       if (answers.size === 0) this.#answers.delete(key);
@@ -60,8 +71,8 @@ export interface ClickContext {
   members: TeamsMembers;
   answering: AnsweringCopies;
   /**
-   * Shows `view` on `message` as an update of its copy does: what a refused click does with an
-   * update that was left to its answer.
+   * Shows `view` on `message` as an update of its copy does: what an answer does with an update left
+   * to it that its card does not carry.
    */
   show(message: TeamsMessageRef, view: MessageView): Promise<void>;
   logger: Logger;
@@ -76,8 +87,14 @@ export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<ty
  */
 const seenInvokeTtlMs = 60 * 60_000;
 
-/** How many times a refused click tries to show an update that was left to its answer. */
+/** How many times an answer tries to show an update left to it that its card does not carry. */
 const showAttempts = 3;
+
+/**
+ * How long after answering a click with a card older than an update left to the answer that update
+ * is shown: time for Teams to apply the answer first, which would otherwise replace the newer card.
+ */
+const afterAnswerMs = 1_500;
 
 /** The copy a click was made on: whose it is, as chat-notify and Teams know them. */
 interface ClickedCopy {
@@ -142,7 +159,7 @@ async function showCurrent(
     } catch (error) {
       if (attempt === showAttempts) {
         logger.warn(
-          'Teams message left behind by a refused click could not be updated: it shows an older card',
+          'Teams message left behind by the answer of a click could not be updated: it shows an older card',
           {
             requestId,
             conversationId: copy.message.conversationId,
@@ -153,6 +170,33 @@ async function showCurrent(
         return;
       }
     }
+  }
+}
+
+/**
+ * Applies a click once per invoke: a repeat of an invoke already taken (Teams' retries, by the
+ * invoke's id in its tenant) changes nothing and answers null.
+ */
+async function applyClick(
+  { sink, logger }: ClickContext,
+  invoke: { tenantId: string; id: string | undefined },
+  click: Click,
+  where: LogFields,
+): Promise<ClickOutcome | null> {
+  const seenKey = `invoke:${JSON.stringify([invoke.tenantId, invoke.id ?? ''])}`;
+  const first =
+    invoke.id === undefined ||
+    (await sink.state.compareAndSet(seenKey, '1', null, { ttlMs: seenInvokeTtlMs })) !== null;
+  if (!first) {
+    logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
+    return null;
+  }
+  try {
+    return await sink.click(click);
+  } catch (error) {
+    // Nothing was applied: let Teams' repeat of this very invoke try again.
+    await sink.state.delete(seenKey).catch(() => {});
+    throw error;
   }
 }
 
@@ -189,38 +233,31 @@ export async function answerCardAction(
   }
 
   const key = AnsweringCopies.key(conversationId, activityId);
-  const { ended, updateLeft } = await answering.during(key, async () => {
-    const seenKey = `invoke:${JSON.stringify([tenantId, activity.id ?? ''])}`;
-    const first =
-      activity.id === undefined ||
-      (await sink.state.compareAndSet(seenKey, '1', null, { ttlMs: seenInvokeTtlMs })) !== null;
-    if (!first) {
-      logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
-      return null;
-    }
-    try {
-      return await sink.click({
-        requestId: action.requestId,
-        recipient: copy.recipient,
-        value: action.value,
-      });
-    } catch (error) {
-      // Nothing was applied: let Teams' repeat of this very invoke try again.
-      await sink.state.delete(seenKey).catch(() => {});
-      throw error;
-    }
+  // The view is read within the answer, so that an update left to the answer is known to be in it.
+  const { ended, newestLeft } = await answering.during(key, async () => {
+    const outcome = await applyClick(
+      context,
+      { tenantId, id: activity.id },
+      { requestId: action.requestId, recipient: copy.recipient, value: action.value },
+      where,
+    );
+    // Read after the click was stored: the view of the request as it stands now.
+    const view = outcome === 'unknown-option' ? null : await sink.view(action.requestId, copy.recipient);
+    return { outcome, view };
   });
-  if (ended.status === 'rejected' || ended.value === 'unknown-option') {
-    // No card answers this click, yet an update of the copy was left to its answer: show it now,
-    // beside the answer (Teams waits for the answer only a few seconds).
-    if (updateLeft) void showCurrent(context, action.requestId, copy);
-    if (ended.status === 'rejected') throw ended.reason;
-    return errorInvokeResponse(400, 'This answer is not one of the options.');
+  const shown = ended.status === 'fulfilled' ? ended.value.view : null;
+  if (newestLeft !== null && (shown === null || newestLeft > shown.version)) {
+    // An update left to this answer that its card does not carry: shown beside the answer (Teams
+    // waits for it only a few seconds), once Teams applied the answer when that carries a card.
+    setTimeout(
+      () => void showCurrent(context, action.requestId, copy),
+      shown === null ? 0 : afterAnswerMs,
+    ).unref();
   }
-  const outcome = ended.value;
+  if (ended.status === 'rejected') throw ended.reason;
+  const { outcome } = ended.value;
+  if (outcome === 'unknown-option') return errorInvokeResponse(400, 'This answer is not one of the options.');
   logger.debug('Teams click answered', { requestId: action.requestId, outcome });
-  // Read after the click was stored: the view of the request as it stands now.
-  const view = await sink.view(action.requestId, copy.recipient);
-  if (view === null) return errorInvokeResponse(404, 'This message is no longer known.');
-  return cardInvokeResponse(adaptiveCard(view));
+  if (shown === null) return errorInvokeResponse(404, 'This message is no longer known.');
+  return cardInvokeResponse(adaptiveCard(shown));
 }

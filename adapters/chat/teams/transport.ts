@@ -147,7 +147,9 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     ]);
     // A newer view is shown already; or a click on this very copy is being answered: the answer
     // replaces the card, with the view read once the click is done, so this one or a newer.
-    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))) return;
+    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId), view.version)) {
+      return;
+    }
     await connector
       .update(target, activityId, cardMessage(view, card))
       .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
