@@ -24,6 +24,10 @@ const usersOf = (organizationId: string) =>
 /** The team id of the acme organization's workspace. */
 export const acmeTeamId = 'T0ACME';
 
+/** Two acme members of the test seed whom the Slack tests send to. */
+export const bob = 'bob@acme.test';
+export const carol = 'carol@acme.test';
+
 /** The acme organization's workspace: every acme user of the test seed is a member. */
 export const acmeWorkspace = (): FakeSlackWorkspace => ({
   teamId: acmeTeamId,

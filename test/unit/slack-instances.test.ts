@@ -11,6 +11,8 @@ import { testSigningSecret } from '../support/slack-signing.js';
 import {
   acmeTeamId,
   acmeWorkspace,
+  bob,
+  carol,
   fastRetry,
   slackIdOf,
   testInstallations,
@@ -28,8 +30,6 @@ if (redis) storages.push(['redis', () => redis.storage()]);
 else console.warn(`Slack across instances on Redis skipped: no Redis answers at ${redisUrl}`);
 
 const team = acmeTeamId;
-const bob = 'bob@acme.test';
-const carol = 'carol@acme.test';
 
 /** One instance of the service: a notifier with a Slack transport of its own, on the shared storage. */
 interface Instance {

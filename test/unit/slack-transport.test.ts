@@ -17,6 +17,8 @@ import { testSigningSecret } from '../support/slack-signing.js';
 import {
   acmeTeamId,
   acmeWorkspace,
+  bob,
+  carol,
   dmChannelOf,
   fastRetry,
   globexWorkspace,
@@ -26,8 +28,6 @@ import {
 import { numberedUsers, testKeys, testSeed } from '../support/test-seed.js';
 
 const team = acmeTeamId;
-const bob = 'bob@acme.test';
-const carol = 'carol@acme.test';
 
 interface World {
   slack: FakeSlack;
