@@ -511,14 +511,32 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       ]);
     }));
 
-  it('keeps an item whose kind has a colon as a hash, so that its id cannot be split wrongly', () =>
+  it.each([
+    ['has a colon', 'a:b', 'a:b:c'],
+    ['looks like the sequence of a member', '0000000000000001', '0000000000000001:c'],
+  ])('keeps an item whose kind %s as a hash, so that its id cannot be read wrongly', (_, kind, id) =>
     withStorage(async ({ dueWork }, keyPrefix) => {
       // Not a kind of the core's, but the port's type is all a caller from JavaScript is held to.
-      const item = { id: 'a:b:c', kind: 'a:b' as DueItem['kind'], requestId: 'c', runAt: t0, attempt: 0 };
+      const item = { id, kind: kind as DueItem['kind'], requestId: 'c', runAt: t0, attempt: 0 };
       await dueWork.enqueue([item]);
-      expect(await shared!.type(`${keyPrefix}due-item:a:b:c`)).toBe('hash');
+      expect(await shared!.type(`${keyPrefix}due-item:${id}`)).toBe('hash');
       const [claimed] = await dueWork.claim(t0, 10, 1000);
       expect(claimed).toMatchObject(item);
+    }),
+  );
+
+  it('claims compact items due at the same time as others after them, in the order of their ids', () =>
+    withStorage(async ({ dueWork }) => {
+      const timeout = (requestId: string): DueItem => ({
+        id: `timeout:${requestId}`,
+        kind: 'timeout',
+        requestId,
+        runAt: t0,
+        attempt: 0,
+      });
+      await dueWork.enqueue([timeout('req_b'), dueItem('z', t0), timeout('req_a'), dueItem('m', t0)]);
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map((item) => item.id)).toEqual(['z', 'm', 'timeout:req_a', 'timeout:req_b']);
     }));
 
   it('leaves a compact timeout alone on a complete or reschedule with a token it never gave', () =>
@@ -571,6 +589,21 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await shared!.exists(itemKey('timeout:req_old'))).toBe(0);
     }),
   );
+
+  it('leases once a timeout that an instance of this release and one of the release before both scheduled', () =>
+    withStorage(async ({ dueWork }, keyPrefix) => {
+      const id = 'timeout:req_both';
+      const old = `${'0'.repeat(15)}1:${id}`;
+      await shared!.set(`${keyPrefix}sequence`, '100');
+      await shared!.set(`${keyPrefix}due-item:${id}`, old);
+      await shared!.zAdd(`${keyPrefix}due`, [
+        { score: t0, value: old },
+        { score: t0, value: id },
+      ]);
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      expect(claimed.map((item) => item.id)).toEqual([id]);
+      expect(await shared!.zRange(`${keyPrefix}due`, 0, -1)).toEqual([claimed[0]!.leaseToken]);
+    }));
 
   it('lists users in the order of their first save, as the memory adapter does', () =>
     withStorage(async ({ directory }) => {

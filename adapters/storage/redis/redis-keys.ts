@@ -46,13 +46,16 @@ export interface RedisKeys {
    */
   request(id: string): string;
   /**
-   * Sorted set of due items as `<sequence>:<id>` members (a new sequence on each scheduling, so ties
-   * keep scheduling order), scored by when each becomes claimable (runAt or lease end).
+   * Sorted set of due items, scored by when each becomes claimable (runAt or lease end): an item with
+   * a record as a `<sequence>:<id>` member (a new sequence on each scheduling, so ties keep
+   * scheduling order), an unclaimed first attempt whose id is `<kind>:<requestId>` as its id alone
+   * (ties after those, in the order of their ids).
    */
   due: string;
   /**
-   * Base of the records of due items: hashes `{kind, requestId, runAt, attempt, member, lease}`, or
-   * for an unclaimed first attempt whose id is `<kind>:<requestId>`, a string, its member.
+   * Base of the records of due items: hashes `{kind, requestId, runAt, attempt, member, lease}`; none
+   * for an unclaimed first attempt whose id is `<kind>:<requestId>` (a string, its member, in the
+   * release before).
    */
   dueItemBase: string;
   /** Hash: JSON `[recipient, platform]` → JSON `[place, ref, deliveredAt]` of a copy, of one send. */

@@ -13,11 +13,14 @@ return 1
  * member, which is its lease token (a compact item gets a hash); answers id, kind, requestId, runAt,
  * attempt and token of each. The range is read once, before any score moves, so an item leased until
  * `now` (lease 0) cannot come out twice in one claim. A member that is not its item's current one
- * (left behind) is removed.
+ * (left behind) is removed, and so is the second member of an item that an instance of this release
+ * and one of the release before both scheduled.
  */
 export const claimScript = luaScript(`${dueLua}
 local range = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'WITHSCORES', 'LIMIT', 0, ARGV[3])
 local out = {}
+-- Ids leased by this claim: an item scheduled by this release and the one before has two members.
+local leased = {}
 for i = 1, #range, 2 do
   local m = range[i]
   local id = due_id(m)
@@ -30,6 +33,7 @@ for i = 1, #range, 2 do
     if stored == m then
       compact = true
       redis.call('DEL', item_key)
+      redis.call('ZREM', KEYS[1], id)
     elseif type(stored) == 'table' and stored.err then
       f = redis.call('HMGET', item_key, 'kind', 'requestId', 'runAt', 'attempt', 'member')
       if not f[1] or f[5] ~= m then f = false end
@@ -41,7 +45,8 @@ for i = 1, #range, 2 do
     f = { string.sub(id, 1, colon - 1), string.sub(id, colon + 1), range[i + 1], '0' }
   end
   redis.call('ZREM', KEYS[1], m)
-  if f then
+  if f and not leased[id] then
+    leased[id] = true
     local token = member(KEYS[2], id)
     redis.call('HSET', item_key, 'kind', f[1], 'requestId', f[2], 'runAt', f[3], 'attempt', f[4],
       'member', token, 'lease', token)

@@ -65,11 +65,12 @@ end
  *
  * A record is a hash `{kind, requestId, runAt, attempt, member, lease}`, except for the item that
  * most pending requests hold, a first attempt not yet claimed whose id is `<kind>:<requestId>` with
- * no `:` in the kind (a request's timeout, a first callback): that item is compact, its member its id
- * alone and no record at all, since the id and the score say all the hash would (about 180 bytes of
- * Redis memory less each). Compact items due at the same time come out in the order of their ids. A
- * claim gives it the hash. Earlier releases kept a compact item as a string record, its member
- * `<sequence>:<id>`: that form is still claimed and cancelled.
+ * neither a `:` in the kind nor the look of a member (a request's timeout, a first callback or
+ * refresh): that item is compact, its member its id alone and no record at all, since the id and
+ * the score say all the hash would (about 200 bytes of Redis memory less each). Compact items due at
+ * the same time come out after the others, in the order of their ids. A claim gives it the hash.
+ * The release before kept a compact item as a string record, its member `<sequence>:<id>`: that
+ * form is still claimed and cancelled.
  *
  * `due_id(m)` is the id of the item of member `m`. `schedule_due(due_key, item_key, id, sequence_key,
  * at)` gives the item of a hash a new member at `at`; `drop_due(due_key, item_base, id)` removes an
@@ -116,7 +117,8 @@ local function apply_due(due_key, item_base, sequence_key, argv, start)
   for _ = 1, enqueues do
     local id, kind, request_id, run_at, attempt = argv[i], argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]
     drop_due(due_key, item_base, id)
-    if attempt == '0' and id == kind .. ':' .. request_id and not string.find(kind, ':', 1, true) then
+    if attempt == '0' and id == kind .. ':' .. request_id and not string.find(kind, ':', 1, true)
+      and due_id(id) == id then
       redis.call('ZADD', due_key, run_at, id)
     else
       local item_key = item_base .. id
