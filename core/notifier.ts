@@ -247,6 +247,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async stop() {
       await context.dueWork.stop();
       await context.machine.close();
+      await Promise.all(options.transports.map((transport) => transport.close?.()));
     },
   };
 }

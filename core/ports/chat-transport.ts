@@ -100,4 +100,9 @@ export interface ChatTransport {
   readonly routes: readonly Route[];
   /** Called once when the notifier is created, before any route is served. */
   connect: (sink: ChatSink) => void;
+  /**
+   * Called by `Notifier.stop` once the notifier stopped changing requests: finish what the transport
+   * still runs on its own (work it started after answering a route), so that none runs afterwards.
+   */
+  close?: () => Promise<void>;
 }

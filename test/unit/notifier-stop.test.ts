@@ -51,4 +51,45 @@ describe('notifier.stop', () => {
     expect(stopped).toBe(true);
     expect((await storage.requests.getRequest(requestId))?.recipients[0]?.value).toBe('yes');
   });
+
+  it("closes every transport, once requests no longer change, and waits for each transport's close", async () => {
+    const storage = memoryStorage();
+    const events: string[] = [];
+    let closed = () => {};
+    const closing = (platform: string): ChatTransport => ({
+      ...nullTransport,
+      platform,
+      close: () =>
+        new Promise<void>((resolve) => {
+          events.push(`close ${platform}`);
+          closed = resolve;
+        }),
+    });
+    const requests: RequestStore = {
+      ...storage.requests,
+      async updateRequest(...args) {
+        events.push('write');
+        return storage.requests.updateRequest(...args);
+      },
+    };
+    const notifier = createNotifier({
+      storage: { ...storage, requests },
+      transports: [nullTransport, closing('slow')],
+    });
+    await notifier.seed(testSeed);
+    const requestId = await sendInteractive(notifier, ['bob@acme.test'], 5);
+    const click = notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' });
+    let stopped = false;
+    const stopping = notifier.stop().then(() => {
+      stopped = true;
+    });
+    expect(await click).toBe('accepted');
+    while (!events.includes('close slow')) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(events).toEqual(['write', 'close slow']);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    closed();
+    await stopping;
+    expect(stopped).toBe(true);
+  });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import type {
   ChatSink,
   Click,
@@ -9,19 +10,19 @@ import type {
 import { cardActionOf, type TeamsActivity } from './activity.js';
 import { adaptiveCard, cardInvokeResponse, errorInvokeResponse } from './card.js';
 import { readTeamsRef, type TeamsCopies, type TeamsMessageRef } from './copies.js';
+import type { FollowUps } from './follow-ups.js';
 import type { TeamsMembers } from './members.js';
 
-/** What a click's answer learned while it ran: the newest version of an update of its copy left to it. */
+/** What a click's answer learned while it ran: whether an update of its copy was left to it. */
 interface Answer {
-  newestLeft: number | null;
+  updateLeft: boolean;
 }
 
 /**
  * The copies whose click is being answered in this process, by copy key, each with the answers in
  * progress (a double click answers twice at once). The invoke's answer replaces such a copy's card,
  * so an update of it meanwhile is left to the answer, which carries the view of the request read
- * once the click is stored; an answer that carries no card (a refused click), or an older view than
- * an update left to it, must then show the current one.
+ * once the click is stored; an answer that carries no card (a refused click) must then show it.
  */
 export class AnsweringCopies {
   readonly #answers = new Map<string, Set<Answer>>();
@@ -30,33 +31,30 @@ export class AnsweringCopies {
     return JSON.stringify([conversationId, activityId]);
   }
 
-  /**
-   * Whether a click on the copy `key` is being answered: if so, its update to the view of `version`
-   * is left to every such answer.
-   */
-  leaveUpdate(key: string, version: number): boolean {
+  /** Whether a click on the copy `key` is being answered: if so, its update is left to every such answer. */
+  leaveUpdate(key: string): boolean {
     const answers = this.#answers.get(key);
     if (answers === undefined) return false;
-    for (const answer of answers) answer.newestLeft = Math.max(answer.newestLeft ?? version, version);
+    for (const answer of answers) answer.updateLeft = true;
     return true;
   }
 
   /**
    * Runs `work` as the answer of a click on the copy `key`. Never throws: answers how `work` ended,
-   * and the newest version of an update of the copy left to this answer meanwhile (null for none).
+   * and whether an update of the copy was left to this answer meanwhile.
    */
   async during<T>(
     key: string,
     work: () => Promise<T>,
-  ): Promise<{ ended: PromiseSettledResult<T>; newestLeft: number | null }> {
-    const answer: Answer = { newestLeft: null };
+  ): Promise<{ ended: PromiseSettledResult<T>; updateLeft: boolean }> {
+    const answer: Answer = { updateLeft: false };
     const answers = this.#answers.get(key) ?? new Set<Answer>();
     answers.add(answer);
     this.#answers.set(key, answers);
     try {
-      return { ended: { status: 'fulfilled', value: await work() }, newestLeft: answer.newestLeft };
+      return { ended: { status: 'fulfilled', value: await work() }, updateLeft: answer.updateLeft };
     } catch (reason) {
-      return { ended: { status: 'rejected', reason }, newestLeft: answer.newestLeft };
+      return { ended: { status: 'rejected', reason }, updateLeft: answer.updateLeft };
     } finally {
       answers.delete(answer);
       if (answers.size === 0) this.#answers.delete(key);
@@ -70,11 +68,13 @@ export interface ClickContext {
   copies: TeamsCopies;
   members: TeamsMembers;
   answering: AnsweringCopies;
+  /** What answers run once the answer is sent: bringing their copy up to date. */
+  followUps: FollowUps;
   /**
-   * Shows `view` on `message` as an update of its copy does: what an answer does with an update left
-   * to it that its card does not carry.
+   * Shows `view` on `message` as an update of its copy does; answers false when a newer view was
+   * claimed while it was sent, which it may then have replaced.
    */
-  show(message: TeamsMessageRef, view: MessageView): Promise<void>;
+  show(message: TeamsMessageRef, view: MessageView): Promise<boolean>;
   logger: Logger;
 }
 
@@ -87,12 +87,15 @@ export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<ty
  */
 const seenInvokeTtlMs = 60 * 60_000;
 
-/** How many times an answer tries to show an update left to it that its card does not carry. */
+/** How many times a copy left behind by a click's answer is shown the current view. */
 const showAttempts = 3;
 
+/** The pause before showing it again, times the attempts made. */
+const showPauseMs = 250;
+
 /**
- * How long after answering a click with a card older than an update left to the answer that update
- * is shown: time for Teams to apply the answer first, which would otherwise replace the newer card.
+ * How long after answering a click with a card the copy is checked: time for Teams to apply the
+ * answer, which replaces whatever card the message showed.
  */
 const afterAnswerMs = 1_500;
 
@@ -142,35 +145,42 @@ function isRecipient(copy: ClickedCopy, activity: TeamsActivity): boolean {
 }
 
 /**
- * Shows on the copy the view of its request as it stands now, as an update would; tries again, with
- * the view read again, when that fails or may have reached Teams after a newer view. Never throws:
- * the last failure is logged.
+ * Brings a copy left behind by the answer of a click up to date: shows it the view of its request
+ * as it stands now, unless the card the answer carried (`answered`, its version) is still the
+ * newest view claimed for it. Tries again, with the view read again, when that fails or may have
+ * reached Teams after a newer view. Never throws: the last failure is logged.
  */
-async function showCurrent(
-  { sink, show, logger }: ClickContext,
+async function catchUp(
+  { sink, copies, show, logger }: ClickContext,
   requestId: string,
   copy: ClickedCopy,
+  answered: number | null,
 ): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
+  const { conversationId, activityId } = copy.message;
+  let failure = 'newer views kept being claimed while it was sent';
+  try {
+    if (answered !== null && !(await copies.superseded(copy.message, answered))) return;
+  } catch (error) {
+    failure = String(error);
+  }
+  for (let attempt = 1; attempt <= showAttempts; attempt += 1) {
     try {
       const view = await sink.view(requestId, copy.recipient);
-      if (view !== null) await show(copy.message, view);
-      return;
+      if (view === null || (await show(copy.message, view))) return;
     } catch (error) {
-      if (attempt === showAttempts) {
-        logger.warn(
-          'Teams message left behind by the answer of a click could not be updated: it shows an older card',
-          {
-            requestId,
-            conversationId: copy.message.conversationId,
-            activityId: copy.message.activityId,
-            error: error instanceof Error ? error.message : String(error),
-          },
-        );
-        return;
-      }
+      failure = error instanceof Error ? error.message : String(error);
     }
+    if (attempt < showAttempts) await pause(showPauseMs * attempt);
   }
+  logger.warn(
+    'Teams message left behind by the answer of a click could not be updated: it shows an older card',
+    {
+      requestId,
+      conversationId,
+      activityId,
+      error: failure,
+    },
+  );
 }
 
 /**
@@ -214,7 +224,7 @@ export async function answerCardAction(
   activity: TeamsActivity,
   tenantId: string,
 ): Promise<InvokeAnswer> {
-  const { sink, answering, logger } = context;
+  const { sink, answering, followUps, logger } = context;
   const action = cardActionOf(activity);
   if (action === null || activity.replyToId === undefined) {
     return errorInvokeResponse(400, 'This action is not one this app knows.');
@@ -234,7 +244,7 @@ export async function answerCardAction(
 
   const key = AnsweringCopies.key(conversationId, activityId);
   // The view is read within the answer, so that an update left to the answer is known to be in it.
-  const { ended, newestLeft } = await answering.during(key, async () => {
+  const { ended, updateLeft } = await answering.during(key, async () => {
     const outcome = await applyClick(
       context,
       { tenantId, id: activity.id },
@@ -246,13 +256,14 @@ export async function answerCardAction(
     return { outcome, view };
   });
   const shown = ended.status === 'fulfilled' ? ended.value.view : null;
-  if (newestLeft !== null && (shown === null || newestLeft > shown.version)) {
-    // An update left to this answer that its card does not carry: shown beside the answer (Teams
-    // waits for it only a few seconds), once Teams applied the answer when that carries a card.
-    setTimeout(
-      () => void showCurrent(context, action.requestId, copy),
-      shown === null ? 0 : afterAnswerMs,
-    ).unref();
+  if (shown !== null) {
+    // Teams applies the answer's card whenever it gets it: a newer view claimed meanwhile, by an
+    // update left to this answer or sent since, here or on another instance, is shown once it did.
+    followUps.after(afterAnswerMs, () => catchUp(context, action.requestId, copy, shown.version));
+  } else if (updateLeft) {
+    // No card answers this click, yet an update of the copy was left to its answer: shown beside it
+    // (Teams waits for the answer only a few seconds).
+    followUps.after(0, () => catchUp(context, action.requestId, copy, null));
   }
   if (ended.status === 'rejected') throw ended.reason;
   const { outcome } = ended.value;

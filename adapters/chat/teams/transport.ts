@@ -16,6 +16,7 @@ import { adaptiveCard, cardMessage } from './card.js';
 import { AnsweringCopies } from './clicks.js';
 import { type ConversationTarget, teamsConnector } from './connector.js';
 import { readTeamsRef, type TeamsMessageRef, teamsCopies, teamsRef } from './copies.js';
+import { FollowUps } from './follow-ups.js';
 import { activityTokenVerifier } from './inbound-auth.js';
 import { markUnreachable } from './linking.js';
 import { type TeamsMember, teamsMembers } from './members.js';
@@ -94,6 +95,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
   });
   const answering = new AnsweringCopies();
+  const followUps = new FollowUps();
   let connected: ConnectedActivityContext | null = null;
 
   const state = (): ConnectedActivityContext => {
@@ -133,10 +135,10 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   };
 
   /**
-   * Shows `view` on `message` (an update of its copy). @throws when the view may have reached Teams
-   * after a newer one, so that the core refreshes the message with the request's current view.
+   * Shows `view` on `message` (an update of its copy). Answers false when a newer view was claimed
+   * while it was sent: it may have reached Teams after that one, and replaced it.
    */
-  const show = async (message: TeamsMessageRef, view: MessageView): Promise<void> => {
+  const show = async (message: TeamsMessageRef, view: MessageView): Promise<boolean> => {
     const { conversationId, activityId } = message;
     const card = adaptiveCard(view);
     // Where to send it is read beside the claim, not after it: one round trip fewer per copy when a
@@ -146,20 +148,12 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       targetOf(message),
     ]);
     // A newer view is shown already; or a click on this very copy is being answered: the answer
-    // replaces the card, with the view read once the click is done, so this one or a newer.
-    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId), view.version)) {
-      return;
-    }
+    // replaces the card, and brings it up to date once Teams applied it.
+    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))) return true;
     await connector
       .update(target, activityId, cardMessage(view, card))
       .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
-    // A newer view claimed while this call was on its way may have reached Teams first, and this
-    // one replaced it.
-    if (await state().copies.superseded(message, view.version)) {
-      throw new Error(
-        `Teams message ${activityId} in ${conversationId}: a newer view was claimed while view ${view.version} was sent`,
-      );
-    }
+    return !(await state().copies.superseded(message, view.version));
   };
 
   const conversationOf = async (member: TeamsMember): Promise<string> => {
@@ -211,8 +205,14 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       );
     },
 
-    update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
-      return show(readTeamsRef(ref), delivery.message);
+    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+      const message = readTeamsRef(ref);
+      // Failing makes the core refresh the message with the request's current view.
+      if (!(await show(message, delivery.message))) {
+        throw new Error(
+          `Teams message ${message.activityId} in ${message.conversationId}: a newer view was claimed while view ${delivery.message.version} was sent`,
+        );
+      }
     },
 
     routes: [
@@ -234,10 +234,13 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
         members: teamsMembers(sink.state),
         copies: teamsCopies(sink.state, sink.retentionMs),
         answering,
+        followUps,
         show,
         connector,
         logger,
       };
     },
+
+    close: () => followUps.close(),
   };
 }
