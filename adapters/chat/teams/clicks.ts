@@ -161,7 +161,7 @@ async function catchUp(
   try {
     if (answered !== null && !(await copies.superseded(copy.message, answered))) return;
   } catch (error) {
-    failure = String(error);
+    failure = error instanceof Error ? error.message : String(error);
   }
   for (let attempt = 1; attempt <= showAttempts; attempt += 1) {
     try {
