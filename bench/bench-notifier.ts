@@ -40,12 +40,13 @@ export async function benchNotifier(
 }
 
 /**
- * A seeded notifier on memory storage delivering to Slack only, against a fake Slack Web API in a
- * process of its own (standing in for Slack's servers) whose workspace has a user for each of
- * `emails`; limits that never refuse. The caller stops both.
+ * A seeded notifier on `storage` (memory by default) delivering to Slack only, against a fake Slack
+ * Web API in a process of its own (standing in for Slack's servers) whose workspace has a user for
+ * each of `emails`; limits that never refuse. The caller stops both.
  */
 export async function benchSlackNotifier(
   emails: readonly string[],
+  storage: StoragePorts = memoryStorage(),
 ): Promise<{ notifier: Notifier; slack: FakeSlackProcess }> {
   const workspace = {
     teamId: 'T0ACME',
@@ -54,7 +55,7 @@ export async function benchSlackNotifier(
   };
   const slack = await startFakeSlackProcess([workspace]);
   const notifier = createNotifier({
-    storage: memoryStorage(),
+    storage,
     transports: [
       slackTransport({
         signingSecret: 'bench-signing-secret',

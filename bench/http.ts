@@ -21,7 +21,7 @@ import { interactiveBody, plainBody, post, readStatus } from '../test/support/ap
 import { testKeys } from '../test/support/test-seed.js';
 import { benchNotifier } from './bench-notifier.js';
 import { saveFigures, settledHeap, sized } from './options.js';
-import { benchRedis } from './redis-connection.js';
+import { benchKeyPrefix, benchRedis } from './redis-connection.js';
 
 const seconds = sized(5, 0.4);
 /** autocannon counts requests per sample; a quick run's short runs need samples shorter than a second. */
@@ -183,7 +183,7 @@ await memory.notifier.stop();
 
 const client = await benchRedis();
 if (client) {
-  const keyPrefix = `chat-notify-bench-http:${Date.now()}:`;
+  const keyPrefix = benchKeyPrefix();
   const onRedis = await notifierOn(redisStorage({ client, keyPrefix }));
   const library = await listen(libraryApp('express', onRedis.notifier));
   const results: Record<string, Load | number> = {};

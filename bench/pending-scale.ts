@@ -5,10 +5,11 @@
  * expire when up to 100,000 of them fall due at once while the rest stay pending (`runDueWork` in
  * virtual time: the timeouts, the stored transitions and the updates of every copy).
  * `--memory-only` leaves Redis out; `--largest-only` measures only the largest size of each store.
- * Unless `--memory-only`, it also measures the bytes of requests whose copies go to Slack (a fake
- * Web API in a process of its own stands in for Slack's servers) and, on Redis, to Teams (a fake Bot
- * Connector in process, whose messages do not count in Redis's memory): the state kept for a
- * production transport, whose messages live on the platform, not in the storage as the inbox's do.
+ * Unless `--memory-only`, it also measures the bytes of requests whose copies go to Slack, on memory
+ * and on Redis (a fake Web API in a process of its own stands in for Slack's servers), and on Redis
+ * to Teams (a fake Bot Connector in process, whose messages do not count in Redis's memory): the
+ * state kept for a production transport, whose messages live on the platform, not in the storage as
+ * the inbox's do. Redis keys carry a prefix as long as the default.
  */
 
 import { setTimeout } from 'node:timers/promises';
@@ -18,7 +19,7 @@ import type { StoragePorts } from '../core/ports/storage.js';
 import { interactiveBody, post } from '../test/support/api-requests.js';
 import { benchNotifier, benchSlackNotifier, benchTeamsNotifier } from './bench-notifier.js';
 import { saveFigures, settledHeap, sized } from './options.js';
-import { benchRedis } from './redis-connection.js';
+import { benchKeyPrefix, benchRedis } from './redis-connection.js';
 
 /** How long the collector's background work after measuring the heap is given before the expiries. */
 const settleMs = sized(3_000, 0);
@@ -98,18 +99,28 @@ async function measure(
   };
 }
 
-/** Bytes of one size on memory with the copies on Slack, and how fast they were sent. */
+/** Deletes what a measurement left under its prefix. */
+async function forgetKeys(client: RedisClient, keyPrefix: string): Promise<void> {
+  for await (const found of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
+    if (found.length > 0) await client.unlink(found);
+  }
+}
+
+/** Bytes of one size with the copies on Slack, and how fast they were sent. */
 type SlackScale = Pick<Scale, 'pending' | 'bytesPerRequest' | 'sendsPerSecond'>;
 
-async function measureOnSlack(pending: number): Promise<SlackScale> {
-  const { notifier, slack } = await benchSlackNotifier([
-    'bob@acme.test',
-    'carol@acme.test',
-    'dave@acme.test',
-  ]);
+async function measureOnSlack(
+  pending: number,
+  storage: StoragePorts,
+  bytesInUse: () => Promise<number>,
+): Promise<SlackScale> {
+  const { notifier, slack } = await benchSlackNotifier(
+    ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'],
+    storage,
+  );
   // The users' ids and channels cached, as in a running service.
   await post(notifier, dueLater);
-  const before = settledHeap();
+  const before = await bytesInUse();
   const started = performance.now();
   let next = 0;
   await Promise.all(
@@ -122,7 +133,7 @@ async function measureOnSlack(pending: number): Promise<SlackScale> {
     }),
   );
   const sendSeconds = (performance.now() - started) / 1000;
-  const after = settledHeap();
+  const after = await bytesInUse();
   await notifier.stop();
   await slack.close();
   return { pending, bytesPerRequest: (after - before) / pending, sendsPerSecond: pending / sendSeconds };
@@ -136,7 +147,7 @@ type TeamsScale = SlackScale & { keysPerRequest: number };
  * (docs/teams.md), so a user's second message would wait its turn.
  */
 async function measureTeamsOnRedis(client: RedisClient, pending: number): Promise<TeamsScale> {
-  const keyPrefix = `chat-notify-bench-teams:${Date.now()}:`;
+  const keyPrefix = benchKeyPrefix();
   const { notifier, emails, close } = await benchTeamsNotifier(
     redisStorage({ client, keyPrefix }),
     pending * 3,
@@ -168,9 +179,7 @@ async function measureTeamsOnRedis(client: RedisClient, pending: number): Promis
   const sendSeconds = (performance.now() - started) / 1000;
   const [keysAfter, after] = [await keys(), await usedMemory(client)];
   await close();
-  for await (const found of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
-    if (found.length > 0) await client.unlink(found);
-  }
+  await forgetKeys(client, keyPrefix);
   return {
     pending,
     bytesPerRequest: (after - before) / pending,
@@ -182,13 +191,20 @@ async function measureTeamsOnRedis(client: RedisClient, pending: number): Promis
 const line = (store: string, scale: Scale): string =>
   `${store.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${scale.due.toLocaleString('en').padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${scale.expiriesPerSecond.toFixed(0).padStart(12)}`;
 
+/** A row of the table without expiries, and where the copies' state was kept. */
+const rowWithoutExpiries = (name: string, scale: SlackScale, note: string): string =>
+  `${name.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${'-'.padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${'-'.padStart(12)}  (${note})`;
+
 console.log(
   `${'store'.padEnd(7)} ${'pending'.padStart(10)} ${'due'.padStart(8)} ${'bytes/request'.padStart(14)} ${'sends/s'.padStart(10)} ${'expiries/s'.padStart(12)}`,
 );
-const figures: { memory: Scale[]; redis: Scale[]; slack?: SlackScale; teams?: TeamsScale } = {
-  memory: [],
-  redis: [],
-};
+const figures: {
+  memory: Scale[];
+  redis: Scale[];
+  slack?: SlackScale;
+  slackOnRedis?: SlackScale;
+  teams?: TeamsScale;
+} = { memory: [], redis: [] };
 
 /** `--memory-only`: the run of `npm run bench` that measures memory under other Node options. */
 const memoryOnly = process.argv.includes('--memory-only');
@@ -198,28 +214,33 @@ const measuredSizes = (sizes: number[]): number[] => (largestOnly ? sizes.slice(
 const client = memoryOnly ? null : await benchRedis();
 if (client) {
   for (const pending of measuredSizes(sized([10_000, 50_000, 100_000], [250, 500, 1_000]))) {
-    const keyPrefix = `chat-notify-bench-scale:${Date.now()}:`;
+    const keyPrefix = benchKeyPrefix();
     const scale = await measure(pending, redisStorage({ client, keyPrefix }), () => usedMemory(client), 20);
     figures.redis.push(scale);
     console.log(line('redis', scale));
-    for await (const keys of client.scanIterator({ MATCH: `${keyPrefix}*`, COUNT: 1000 })) {
-      if (keys.length > 0) await client.unlink(keys);
-    }
+    await forgetKeys(client, keyPrefix);
   }
+  const slackPrefix = benchKeyPrefix();
+  const slackOnRedis = await measureOnSlack(
+    sized(100_000, 250),
+    redisStorage({ client, keyPrefix: slackPrefix }),
+    () => usedMemory(client),
+  );
+  await forgetKeys(client, slackPrefix);
+  figures.slackOnRedis = slackOnRedis;
+  console.log(rowWithoutExpiries('slack', slackOnRedis, 'Redis'));
   const teams = await measureTeamsOnRedis(client, sized(500, 20));
   figures.teams = teams;
   console.log(
-    `${'teams'.padEnd(7)} ${teams.pending.toLocaleString('en').padStart(10)} ${'-'.padStart(8)} ${teams.bytesPerRequest.toFixed(0).padStart(14)} ${teams.sendsPerSecond.toFixed(0).padStart(10)} ${'-'.padStart(12)}  (Redis, ${teams.keysPerRequest.toFixed(2)} keys per request)`,
+    rowWithoutExpiries('teams', teams, `Redis, ${teams.keysPerRequest.toFixed(2)} keys per request`),
   );
   client.destroy();
 }
 
 if (!memoryOnly) {
-  const scale = await measureOnSlack(sized(100_000, 250));
+  const scale = await measureOnSlack(sized(100_000, 250), memoryStorage(), async () => settledHeap());
   figures.slack = scale;
-  console.log(
-    `${'slack'.padEnd(7)} ${scale.pending.toLocaleString('en').padStart(10)} ${'-'.padStart(8)} ${scale.bytesPerRequest.toFixed(0).padStart(14)} ${scale.sendsPerSecond.toFixed(0).padStart(10)} ${'-'.padStart(12)}`,
-  );
+  console.log(rowWithoutExpiries('slack', scale, 'memory'));
 }
 
 // Memory last: its largest run leaves a heap of gigabytes behind, which would slow whatever came next.
@@ -230,9 +251,10 @@ for (const pending of measuredSizes(sized([10_000, 100_000, 1_000_000], [250, 50
 }
 console.log(
   '\nbytes/request: what the pending requests added (memory: heap after a full collection; Redis:\n' +
-    'used_memory), each with its timeout, 3 inbox copies and their delivery records ("slack": on\n' +
-    'memory, its 3 copies posted to a fake Slack Web API instead of the inbox; "teams": on Redis,\n' +
-    'its 3 copies posted to a fake Bot Connector, each to a user of its own). expiries/s:\n' +
+    'used_memory, keys prefixed as long as the default), each with its timeout, 3 inbox copies and\n' +
+    'their delivery records ("slack": its 3 copies posted to a fake Slack Web API instead of the\n' +
+    'inbox; "teams": on Redis, its 3 copies posted to a fake Bot Connector, each to a user of its\n' +
+    'own). expiries/s:\n' +
     `the "due" requests (all, or ${mostDue.toLocaleString('en')} spread among the pending ones) fall due at once;\n` +
     'runDueWork stores every timeout and updates every copy while the rest stay pending. The expiries\n' +
     `start ${settleMs / 1000} s after the heap was measured: time for the collector to sweep in the background what\n` +

@@ -33,6 +33,7 @@ const pendingFigures = z.object({
   memory: z.array(scale),
   redis: z.array(scale),
   slack: z.object({ pending: z.number(), bytesPerRequest: z.number() }).optional(),
+  slackOnRedis: z.object({ pending: z.number(), bytesPerRequest: z.number() }).optional(),
   teams: z
     .object({ pending: z.number(), bytesPerRequest: z.number(), keysPerRequest: z.number() })
     .optional(),
@@ -127,7 +128,7 @@ interface TunedRun {
 function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
   const parsed = pendingFigures.safeParse(figures);
   if (!parsed.success) return [['Pending requests: bytes and expiries', 'not measured', '']];
-  const { slack, teams } = parsed.data;
+  const { slack, slackOnRedis, teams } = parsed.data;
   const teamsRows: Row[] =
     teams === undefined
       ? []
@@ -138,16 +139,18 @@ function pendingRows(figures: unknown, tuned: readonly TunedRun[]): Row[] {
             'reported',
           ],
         ];
-  const slackRows: Row[] =
-    slack === undefined
+  const slackRows = (['memory', 'Redis'] as const).flatMap((store): Row[] => {
+    const scale = store === 'memory' ? slack : slackOnRedis;
+    return scale === undefined
       ? []
       : [
           [
-            `Bytes per pending request, memory, copies on Slack (a fake Web API), ${slack.pending.toLocaleString('en')} pending`,
-            slack.bytesPerRequest.toFixed(0),
+            `Bytes per pending request, ${store}, copies on Slack (a fake Web API), ${scale.pending.toLocaleString('en')} pending`,
+            scale.bytesPerRequest.toFixed(0),
             '< 1,024',
           ],
         ];
+  });
   const storeRows = (['memory', 'redis'] as const).flatMap((store): Row[] => {
     const sizes = parsed.data[store];
     // The aims are for the largest number pending, with up to 100,000 of them falling due at once.
