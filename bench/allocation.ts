@@ -5,9 +5,12 @@
  * not time, is what makes the young-generation collections that weigh on a large heap
  * (docs/performance.md#many-pending-requests-the-young-generation). V8's sampling heap profiler,
  * started in process through the inspector, keeping the samples of collected objects; the functions
- * that allocate most are listed by self bytes.
+ * that allocate most are listed by self bytes. Also the promises each call creates (an async hook
+ * counts them): a count that, unlike time, does not change with the machine, so that a change of a
+ * few per cent in the work of a path shows where timings on a noisy machine cannot.
  */
 
+import { createHook } from 'node:async_hooks';
 import { Session } from 'node:inspector/promises';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { notifyRequestSchema } from '../core/schemas/notify-request.js';
@@ -58,18 +61,38 @@ async function allocation(
   return { bytesPerCall: total / count, functions: top };
 }
 
+/** Promises created per call over `count` calls of `run`, each awaited before the next. */
+async function promisesPerCall(count: number, run: () => Promise<unknown>): Promise<number> {
+  let created = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') created += 1;
+    },
+  });
+  hook.enable();
+  for (let index = 0; index < count; index += 1) await run();
+  hook.disable();
+  return created / count;
+}
+
 const calls = sized(20_000, 1_000);
 const plain = plainBody();
-const figures: Record<string, { bytesPerCall: number; functions: [string, number][] }> = {};
-const show = (
-  name: string,
-  measured: { bytesPerCall: number; functions: [string, number][] },
-  against?: number,
-) => {
+/** What one path allocates per call, the functions that allocate most, and its promises per call. */
+interface PathFigures {
+  bytesPerCall: number;
+  functions: [string, number][];
+  promisesPerCall?: number;
+}
+const figures: Record<string, PathFigures> = {};
+const show = (name: string, measured: PathFigures, against?: number) => {
   figures[name] = measured;
   const ratio =
     against === undefined ? '' : `  ${(measured.bytesPerCall / against).toFixed(1).padStart(5)}x baseline`;
-  console.log(`${name.padEnd(46)} ${measured.bytesPerCall.toFixed(0).padStart(7)} bytes per call${ratio}`);
+  const promises =
+    measured.promisesPerCall === undefined ? '' : `, ${measured.promisesPerCall.toFixed(1)} promises`;
+  console.log(
+    `${name.padEnd(46)} ${measured.bytesPerCall.toFixed(0).padStart(7)} bytes per call${ratio}${promises}`,
+  );
   for (const [fn, bytes] of measured.functions) console.log(`    ${bytes.toFixed(0).padStart(6)}  ${fn}`);
 };
 
@@ -79,14 +102,20 @@ show('baseline: JSON.parse + schema validation', baseline);
 // Sends and status reads with the notifier warmed up, its stores holding a retention's worth.
 const notifier = await benchNotifier(memoryStorage(), { retention: 10_000 });
 for (let i = 0; i < calls / 4; i += 1) await post(notifier, plain);
+const send = () => post(notifier, plain);
 show(
   'fire-and-forget send, 1 recipient',
-  await allocation(calls, () => post(notifier, plain)),
+  { ...(await allocation(calls, send)), promisesPerCall: await promisesPerCall(calls, send) },
   baseline.bytesPerCall,
 );
 const created = await post(notifier, interactiveBody());
 const { request_id: requestId } = JSON.parse(created?.body ?? '{}') as { request_id: string };
-show('status read', await allocation(calls, () => readStatus(notifier, requestId)), baseline.bytesPerCall);
+const status = () => readStatus(notifier, requestId);
+show(
+  'status read',
+  { ...(await allocation(calls, status)), promisesPerCall: await promisesPerCall(calls, status) },
+  baseline.bytesPerCall,
+);
 await notifier.stop();
 
 // Expiries in virtual time: every request falls due at once and `runDueWork` runs them all.
@@ -97,24 +126,33 @@ const dueSoon = interactiveBody(
   30,
   'Approve the deploy of *v2.3*?',
 );
-for (let i = 0; i < calls; i += 1) await post(expiring, dueSoon);
-now += 31 * 60_000;
-let expired = 0;
-const expiries = await allocation(1, async () => {
-  for (let ran = await expiring.runDueWork(); ran > 0; ran = await expiring.runDueWork()) expired += ran;
-});
+/** Sends `calls` requests that fall due at once, then runs them all out through `measure`. */
+const expireAll = async <T>(measure: (runAll: () => Promise<void>) => Promise<T>): Promise<T> => {
+  for (let i = 0; i < calls; i += 1) await post(expiring, dueSoon);
+  now += 31 * 60_000;
+  let expired = 0;
+  const measured = await measure(async () => {
+    for (let ran = await expiring.runDueWork(); ran > 0; ran = await expiring.runDueWork()) expired += ran;
+  });
+  if (expired !== calls) throw new Error(`${expired} requests expired, not the ${calls} sent`);
+  return measured;
+};
+const expiries = await expireAll((runAll) => allocation(1, runAll));
+const expiryPromises = await expireAll((runAll) => promisesPerCall(1, runAll));
 await expiring.stop();
-if (expired !== calls) throw new Error(`${expired} requests expired, not the ${calls} sent`);
 show(
   'expiry, 3 recipients (memory, inbox)',
   {
     bytesPerCall: expiries.bytesPerCall / calls,
     functions: expiries.functions.map(([name, bytes]) => [name, bytes / calls]),
+    promisesPerCall: expiryPromises / calls,
   },
   baseline.bytesPerCall,
 );
 console.log(
   `\nV8's sampling heap profiler (one sample per ${samplingInterval} bytes on average, collected objects kept),\n` +
-    `${calls.toLocaleString('en')} calls of each; the functions are the largest by self bytes per call.`,
+    `${calls.toLocaleString('en')} calls of each; the functions are the largest by self bytes per call.\n` +
+    'Promises: created per call, counted by an async hook over as many calls again (the handler in\n' +
+    'process, as the other figures: a send body given as an array of chunks, not a socket).',
 );
 saveFigures(figures);
