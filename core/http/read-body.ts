@@ -79,8 +79,11 @@ function collectStream(body: ReadableBody): Promise<Uint8Array[]> {
   });
 }
 
-async function collect(body: BodySource): Promise<Uint8Array[]> {
-  if (isReadable(body)) return collectStream(body);
+/** Collects a stream through its events, anything else through its iterator. */
+const collect = (body: BodySource): Promise<Uint8Array[]> =>
+  isReadable(body) ? collectStream(body) : collectIterable(body);
+
+async function collectIterable(body: BodySource): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {

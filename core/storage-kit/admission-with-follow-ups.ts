@@ -31,8 +31,8 @@ export function admissionWithFollowUps(
       )
         return decided;
       const organizationId = decided.principal.organization.id;
-      const [users, acquisition] = await Promise.all([
-        emails === undefined ? undefined : directory.findUsersByEmail(organizationId, emails),
+      const lookup = emails === undefined ? undefined : directory.findUsersByEmail(organizationId, emails);
+      const acquiring =
         claim === undefined
           ? undefined
           : idempotency.acquire(
@@ -40,8 +40,10 @@ export function admissionWithFollowUps(
               claim.fingerprint,
               claim.sendId,
               claim.timing,
-            ),
-      ]);
+            );
+      // Most sends carry no key: one lookup is awaited alone, without a combined promise.
+      const [users, acquisition] =
+        acquiring === undefined ? [await lookup, undefined] : await Promise.all([lookup, acquiring]);
       const created =
         createRequest === undefined
           ? undefined

@@ -73,7 +73,8 @@ export async function deliverCopies(
       // not tell whether it reaches the recipient failed like a delivery.
       const results = await Promise.allSettled(
         pending.map(async (transport): Promise<'delivered' | 'unreachable'> => {
-          const address = await transport.address(recipient.user, organization);
+          const found = transport.address(recipient.user, organization);
+          const address = found instanceof Promise ? await found : found;
           if (address === null) return 'unreachable';
           const message = viewFor(recipient.key);
           const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
@@ -126,7 +127,8 @@ async function updateCopy(
   view: MessageView,
 ): Promise<boolean> {
   try {
-    const address = await transport.address(user, organization);
+    const found = transport.address(user, organization);
+    const address = found instanceof Promise ? await found : found;
     if (!address) return true;
     await transport.update({ organization, recipient: copy.recipient, address, message: view }, copy.ref);
     return true;

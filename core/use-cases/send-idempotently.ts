@@ -6,6 +6,7 @@ import type { IdempotencyClaim } from '../ports/admission-store.js';
 import type { IdempotencyAcquisition, IdempotencyScope, StoredResponse } from '../ports/idempotency-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { fingerprint } from '../security/fingerprint.js';
+import type { ResolvedRecipient } from './deliver-copies.js';
 import { matchRecipients, recipientSpellings, resolveRecipients } from './resolve-recipients.js';
 import { newSendId, sendNotification } from './send-notification.js';
 
@@ -67,13 +68,14 @@ export async function sendIdempotently(
   // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
   // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
   // once the key is acquired, as when the lookup followed the acquisition.
-  const recipients =
-    found === undefined
-      ? resolveRecipients(context, principal.organization.id, input.user_emails)
-      : Promise.resolve().then(() => matchRecipients(recipientSpellings(input.user_emails), found));
-  recipients.catch(() => undefined);
+  const lookup =
+    found === undefined ? resolveRecipients(context, principal.organization.id, input.user_emails) : null;
+  lookup?.catch(() => undefined);
+  // Users found already are matched when wanted: an unknown address throws there, in its turn.
+  const recipients = (): ResolvedRecipient[] | Promise<ResolvedRecipient[]> =>
+    lookup ?? matchRecipients(recipientSpellings(input.user_emails), found ?? []);
   if (idempotencyKey === undefined) {
-    const sent = await sendNotification(context, principal, input, await recipients, {
+    const sent = await sendNotification(context, principal, input, await recipients(), {
       sendId: created?.id ?? newSendId(context, input),
       resumed: false,
       resumable: false,
@@ -106,7 +108,7 @@ export async function sendIdempotently(
   try {
     response = answer(
       200,
-      await sendNotification(context, principal, input, await recipients, {
+      await sendNotification(context, principal, input, await recipients(), {
         sendId: acquired.sendId,
         // The store answers the proposed id unless an earlier attempt of the key holds another.
         resumed: acquired.sendId !== sendId,

@@ -32,8 +32,11 @@ export interface SendAttempt {
 export const newSendId = (context: CoreContext, input: NotifyRequest): string =>
   input.response_request ? context.ids.requestId() : context.ids.notificationId();
 
-/** The send use case (docs/http-api.md#post-apinotify) to resolved recipients: store the request, deliver every copy. */
-export async function sendNotification(
+/**
+ * The send use case (docs/http-api.md#post-apinotify) to resolved recipients: store the request,
+ * deliver every copy. Hands on the promise of the kind of send, without one of its own.
+ */
+export function sendNotification(
   context: CoreContext,
   principal: Principal,
   input: NotifyRequest,

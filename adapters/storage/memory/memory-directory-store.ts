@@ -7,14 +7,6 @@ import {
   type User,
 } from '../../../core/adapter-kit.js';
 
-/**
- * The identity of a user inside the directory: organization and normalized email, the organization
- * prefixed by its length so that no two pairs make the same key (cheaper than a JSON array, and
- * looked up for every recipient of every send).
- */
-const emailKey = (organizationId: string, email: string): string =>
-  `${organizationId.length}:${organizationId}${normalizeEmail(email)}`;
-
 /** A copy of a user made by hand: far cheaper than `structuredClone` on the admission of every request. */
 const copyUser = (user: User): User => ({
   ...user,
@@ -38,7 +30,19 @@ export interface MemoryDirectoryStore extends DirectoryStore {
 export function memoryDirectoryStore(): MemoryDirectoryStore {
   const organizations = new Map<string, Organization>();
   const users = new Map<string, User>();
-  const userIdByEmail = new Map<string, string>();
+  /**
+   * User ids by organization, then normalized email: looked up for every recipient of every send and
+   * timeout, without building a key of the two.
+   */
+  const userIdByEmail = new Map<string, Map<string, string>>();
+  const emailsOf = (organizationId: string): Map<string, string> => {
+    let emails = userIdByEmail.get(organizationId);
+    if (emails === undefined) {
+      emails = new Map();
+      userIdByEmail.set(organizationId, emails);
+    }
+    return emails;
+  };
   const keys = new Map<string, ApiKeyRecord>();
   const keyIdByDigest = new Map<string, string>();
 
@@ -63,13 +67,16 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
       return organization === undefined ? null : { ...organization };
     },
     async saveUser(user) {
-      const key = emailKey(user.organizationId, user.email);
-      const stored: User = { ...structuredClone(user), id: userIdByEmail.get(key) ?? user.id };
+      const email = normalizeEmail(user.email);
+      const emails = emailsOf(user.organizationId);
+      const stored: User = { ...structuredClone(user), id: emails.get(email) ?? user.id };
       const previous = users.get(stored.id);
       // A user whose email (or organization) changed must not stay findable under the old one.
-      if (previous !== undefined) userIdByEmail.delete(emailKey(previous.organizationId, previous.email));
+      if (previous !== undefined) {
+        userIdByEmail.get(previous.organizationId)?.delete(normalizeEmail(previous.email));
+      }
       users.set(stored.id, stored);
-      userIdByEmail.set(key, stored.id);
+      emails.set(email, stored.id);
       return structuredClone(stored);
     },
     async getUser(id) {
@@ -80,8 +87,10 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
       // Every send and every timeout looks its recipients up: one pass, one list.
       const ids = new Set<string>();
       const found: User[] = [];
+      const emails = userIdByEmail.get(organizationId);
+      if (emails === undefined) return found;
       for (const email of normalizedEmails) {
-        const id = userIdByEmail.get(emailKey(organizationId, email));
+        const id = emails.get(normalizeEmail(email));
         if (id === undefined || ids.has(id)) continue;
         ids.add(id);
         const user = users.get(id);
