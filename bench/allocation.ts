@@ -5,9 +5,11 @@
  * not time, is what makes the young-generation collections that weigh on a large heap
  * (docs/performance.md#many-pending-requests-the-young-generation). V8's sampling heap profiler,
  * started in process through the inspector, keeping the samples of collected objects; the functions
- * that allocate most are listed by self bytes. Also the promises each call creates (an async hook
- * counts them): a count that, unlike time, does not change with the machine, so that a change of a
- * few per cent in the work of a path shows where timings on a noisy machine cannot.
+ * that allocate most are listed by self bytes. Also the promises each call creates as an async hook
+ * sees them: with a hook on, V8 also makes a promise for every `await`, so the count is of the
+ * asynchronous steps, each a microtask whether a hook is on or not. A count that, unlike time, does
+ * not change with the machine, so that a change of a few per cent in the work of a path shows where
+ * timings on a noisy machine cannot.
  */
 
 import { createHook } from 'node:async_hooks';
@@ -152,7 +154,8 @@ show(
 console.log(
   `\nV8's sampling heap profiler (one sample per ${samplingInterval} bytes on average, collected objects kept),\n` +
     `${calls.toLocaleString('en')} calls of each; the functions are the largest by self bytes per call.\n` +
-    'Promises: created per call, counted by an async hook over as many calls again (the handler in\n' +
-    'process, as the other figures: a send body given as an array of chunks, not a socket).',
+    'Promises: created per call as an async hook sees them (with a hook on, every await makes one), over\n' +
+    'as many calls again; the handler in process, as for the bytes: a send body given as an array of\n' +
+    'chunks, not a socket.',
 );
 saveFigures(figures);
