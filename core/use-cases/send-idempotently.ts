@@ -71,11 +71,12 @@ export async function sendIdempotently(
   const lookup =
     found === undefined ? resolveRecipients(context, principal.organization.id, input.user_emails) : null;
   lookup?.catch(() => undefined);
-  // Users found already are matched when wanted: an unknown address throws there, in its turn.
-  const recipients = (): ResolvedRecipient[] | Promise<ResolvedRecipient[]> =>
-    lookup ?? matchRecipients(recipientSpellings(input.user_emails), found ?? []);
+  // Users found already are matched when wanted, without a step of their own: an unknown address
+  // throws there, in its turn.
+  const matchFound = (): ResolvedRecipient[] =>
+    matchRecipients(recipientSpellings(input.user_emails), found ?? []);
   if (idempotencyKey === undefined) {
-    const sent = await sendNotification(context, principal, input, await recipients(), {
+    const sent = await sendNotification(context, principal, input, lookup ? await lookup : matchFound(), {
       sendId: created?.id ?? newSendId(context, input),
       resumed: false,
       resumable: false,
@@ -108,7 +109,7 @@ export async function sendIdempotently(
   try {
     response = answer(
       200,
-      await sendNotification(context, principal, input, await recipients(), {
+      await sendNotification(context, principal, input, lookup ? await lookup : matchFound(), {
         sendId: acquired.sendId,
         // The store answers the proposed id unless an earlier attempt of the key holds another.
         resumed: acquired.sendId !== sendId,

@@ -375,16 +375,22 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       if (!shows) await state.compareAndSet(key, sendRecord(delivery, shown), null, options);
     },
 
-    async update(copy, version, shown, term) {
+    update(copy, version, shown, term) {
       if (typeof copy === 'string') return updateLegacy(copy, version, shown, term);
-      const shows = await (shown.selected === null
-        ? showShared(copy.sendId, version, shown, term)
-        : showOwn(copy, version, shownLine(version, shown), term, false));
-      if (shows && finishedLate(term)) {
-        const list = listOf(copy.recipient, term);
-        await state.append(list.key, copy.sendId, list.options);
-      }
-      return shows;
+      const showing =
+        shown.selected === null
+          ? showShared(copy.sendId, version, shown, term)
+          : showOwn(copy, version, shownLine(version, shown), term, false);
+      // Every copy of every request that falls due is updated: one that needs no listing again hands
+      // on its write's promise, without a step of its own.
+      if (!finishedLate(term)) return showing;
+      return showing.then(async (shows) => {
+        if (shows) {
+          const list = listOf(copy.recipient, term);
+          await state.append(list.key, copy.sendId, list.options);
+        }
+        return shows;
+      });
     },
 
     async get(id) {

@@ -23,6 +23,8 @@ export interface InboxTransportOptions {
 /** The installation id of every inbox address: the inbox has a single, local installation. */
 const installationId = 'local';
 
+const notConnected = () => new NotifyError('internal', 'The inbox transport is not connected to a notifier');
+
 /** How long a copy showing `view` may change: while its request is open, until its timeout. */
 const termOf = (view: MessageView): Term => ({
   expiresAt: view.expiresAt,
@@ -40,9 +42,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
   let connected: ConnectedContext | null = null;
 
   const messages = (): InboxMessages => {
-    if (connected === null) {
-      throw new NotifyError('internal', 'The inbox transport is not connected to a notifier');
-    }
+    if (connected === null) throw notConnected();
     return connected.messages;
   };
 
@@ -75,15 +75,18 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
       return {};
     },
 
-    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+    update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
       const { message: view } = delivery;
       // Copies delivered by earlier releases have an id of their own, in their reference.
       const copy = ref.messageId ?? { sendId: view.sendId, recipient: delivery.recipient };
+      if (connected === null) return Promise.reject(notConnected());
+      // Every copy of every request that falls due is updated: a step fewer than an async function.
       // The view is the state it shows: the update reads its buttons, footer and choice.
-      if (!(await messages().update(copy, view.version, view, termOf(view)))) {
+      return connected.messages.update(copy, view.version, view, termOf(view)).then((shows) => {
+        if (shows) return;
         const name = typeof copy === 'string' ? copy : `of ${copy.sendId} to ${copy.recipient}`;
         throw new NotifyError('not_found', `Inbox message ${name} not found`);
-      }
+      });
     },
 
     routes: inboxRoutes(() => connected),
