@@ -64,3 +64,31 @@ export interface InteractiveRequest {
 /** When a request created at `createdAt` (epoch ms) times out: `timeoutMinutes` later, to the millisecond. */
 export const timeoutEnd = (createdAt: number, timeoutMinutes: number): number =>
   createdAt + Math.round(timeoutMinutes * 60_000);
+
+/**
+ * The version after `state`, with `recipients`, and finished at `finishedAt` when that is not null.
+ * Every field is named: on Node 20's V8, an object literal that starts with a spread and goes on
+ * with more properties takes a slow path (V8 issue 11536) that allocates several times the object
+ * and leaves part of it in the old generation, which a timeout of every pending request would pay.
+ */
+export const nextVersion = (
+  state: InteractiveRequest,
+  recipients: RecipientState[],
+  finishedAt: number | null,
+): InteractiveRequest => ({
+  id: state.id,
+  organizationId: state.organizationId,
+  version: state.version + 1,
+  status: finishedAt === null ? state.status : 'finished',
+  message: state.message,
+  options: state.options,
+  mode: state.mode,
+  timeoutMinutes: state.timeoutMinutes,
+  createdAt: state.createdAt,
+  expiresAt: state.expiresAt,
+  finishedAt,
+  externalReferenceId: state.externalReferenceId,
+  sender: state.sender,
+  callback: state.callback,
+  recipients,
+});

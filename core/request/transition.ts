@@ -1,5 +1,5 @@
 import { isMatching } from 'ts-pattern';
-import type { InteractiveRequest, RecipientState } from '../domain/interactive-request.js';
+import { type InteractiveRequest, nextVersion, type RecipientState } from '../domain/interactive-request.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome, TransitionResult } from './events.js';
 
 const unchanged = (state: InteractiveRequest, outcome: TransitionOutcome): TransitionResult => ({
@@ -8,39 +8,29 @@ const unchanged = (state: InteractiveRequest, outcome: TransitionOutcome): Trans
   outcome,
 });
 
+/** The request finished at `at` with `recipients`; every copy changes, as its footer says it closed. */
 function finish(
   state: InteractiveRequest,
   recipients: RecipientState[],
   at: number,
-  updated: string[],
-): { state: InteractiveRequest; commands: RequestCommand[] } {
-  const next: InteractiveRequest = {
-    ...state,
-    version: state.version + 1,
-    status: 'finished',
-    finishedAt: at,
-    recipients,
-  };
+  outcome: TransitionOutcome,
+): TransitionResult {
   const commands: RequestCommand[] = [
-    { type: 'update-messages', recipients: updated },
+    { type: 'update-messages', recipients: recipients.map((r) => r.key) },
     { type: 'cancel-timeout' },
   ];
   if (state.callback) commands.push({ type: 'enqueue-callback', runAt: at });
-  return { state: next, commands };
+  return { state: nextVersion(state, recipients, at), commands, outcome };
 }
 
 /** The timeout: every recipient without an answer expires; every copy loses its buttons. */
-function expire(state: InteractiveRequest, at: number): TransitionResult {
-  const recipients = state.recipients.map((r) => (r.value === null ? { ...r, expired: true } : r));
-  return {
-    ...finish(
-      state,
-      recipients,
-      at,
-      recipients.map((r) => r.key),
-    ),
-    outcome: 'expired',
-  };
+function expire(state: InteractiveRequest, at: number, outcome: TransitionOutcome): TransitionResult {
+  const recipients = state.recipients.map((r) =>
+    r.value === null
+      ? { email: r.email, key: r.key, value: r.value, respondedAt: r.respondedAt, expired: true }
+      : r,
+  );
+  return finish(state, recipients, at, outcome);
 }
 
 function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: 'click' }>): TransitionResult {
@@ -51,24 +41,17 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
   if (state.mode === 'onUserAction' && recipient.value !== null) return unchanged(state, 'final');
 
   const recipients = state.recipients.with(index, {
-    ...recipient,
+    email: recipient.email,
+    key: recipient.key,
     value: event.value,
     respondedAt: event.at,
+    expired: recipient.expired,
   });
   if (state.mode === 'onUserAction' && recipients.every((r) => r.value !== null)) {
-    // Every copy changes: each recipient's footer now says the request is closed.
-    return {
-      ...finish(
-        state,
-        recipients,
-        event.at,
-        recipients.map((r) => r.key),
-      ),
-      outcome: 'accepted',
-    };
+    return finish(state, recipients, event.at, 'accepted');
   }
   return {
-    state: { ...state, version: state.version + 1, recipients },
+    state: nextVersion(state, recipients, state.finishedAt),
     commands: [{ type: 'update-messages', recipients: [recipient.key] }],
     outcome: 'accepted',
   };
@@ -93,11 +76,9 @@ function unknownEvent(event: never): never {
  */
 export function transition(state: InteractiveRequest, event: RequestEvent): TransitionResult {
   if (state.status === 'finished') return unchanged(state, 'finished');
-  if (isTimeout(event)) return expire(state, event.at);
+  if (isTimeout(event)) return expire(state, event.at, 'expired');
   if (isClick(event)) {
-    return event.at >= state.expiresAt
-      ? { ...expire(state, event.at), outcome: 'finished' }
-      : click(state, event);
+    return event.at >= state.expiresAt ? expire(state, event.at, 'finished') : click(state, event);
   }
   return unknownEvent(event);
 }

@@ -76,22 +76,23 @@ export async function admitSend(
     ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
     : undefined;
   const {
+    principal,
+    users,
     idempotency: acquisition,
     created,
-    ...admitted
   } = await admitWithExtras(context, apiKey, clientAddress, {
     recipientEmails,
     idempotency: claim,
     createRequest,
   });
-  return {
-    ...admitted,
-    input,
-    ...(claim === undefined ? {} : { claimed: { claim, acquisition } }),
-    ...(created === true && createRequest !== undefined
-      ? { created: admittedRequest(createRequest.request, admitted.principal) }
-      : {}),
-  };
+  // Field by field: a spread followed by more fields takes V8's slow path (see `nextVersion`).
+  const send: AdmittedSend = { principal, input };
+  if (users !== undefined) send.users = users;
+  if (claim !== undefined) send.claimed = { claim, acquisition };
+  if (created === true && createRequest !== undefined) {
+    send.created = admittedRequest(createRequest.request, principal);
+  }
+  return send;
 }
 
 /**

@@ -22,6 +22,13 @@ export interface SendResponse extends StoredResponse {
 
 const answer = (status: number, body: unknown): StoredResponse => ({ status, body: JSON.stringify(body) });
 
+/** `response` as answered now or replayed, built field by field (see `nextVersion` on spreads). */
+const sendResponse = ({ status, body }: StoredResponse, replayed: boolean): SendResponse => ({
+  status,
+  body,
+  replayed,
+});
+
 /** The claim of `key` for a send of `input`: what the admission acquires, or this use case itself. */
 export const idempotencyClaim = (
   context: CoreContext,
@@ -82,7 +89,7 @@ export async function sendIdempotently(
       resumable: false,
       ...(created === undefined ? {} : { created }),
     });
-    return { ...answer(200, sent), replayed: false };
+    return sendResponse(answer(200, sent), false);
   }
   const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
   const store = context.storage.idempotency;
@@ -92,7 +99,7 @@ export async function sendIdempotently(
     claimed?.acquisition ?? (await store.acquire(scope, claim.fingerprint, sendId, claim.timing));
   switch (acquired.outcome) {
     case 'completed':
-      return { ...acquired.response, replayed: true };
+      return sendResponse(acquired.response, true);
     case 'busy':
       throw new NotifyError('conflict', 'A request with this Idempotency-Key is still being processed', {
         retryAfterSeconds: 1,
@@ -134,5 +141,5 @@ export async function sendIdempotently(
       error: String(error),
     });
   });
-  return { ...response, replayed: false };
+  return sendResponse(response, false);
 }

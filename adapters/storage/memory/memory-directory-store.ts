@@ -7,9 +7,16 @@ import {
   type User,
 } from '../../../core/adapter-kit.js';
 
-/** A copy of a user made by hand: far cheaper than `structuredClone` on the admission of every request. */
+/**
+ * A copy of a user made by hand, field by field: far cheaper than `structuredClone` on the admission
+ * of every request, and than a spread followed by more fields, which takes V8's slow path.
+ */
 const copyUser = (user: User): User => ({
-  ...user,
+  id: user.id,
+  organizationId: user.organizationId,
+  email: user.email,
+  name: user.name,
+  role: user.role,
   chatLinks: user.chatLinks.map(({ platform, installationId, userRef }) => ({
     platform,
     installationId,

@@ -38,12 +38,16 @@ const userFrom = (id: unknown, json: unknown): User => ({
   ...parseJson<Omit<User, 'id'>>(json),
 });
 
-/** A key from its saved JSON and the two fields that change after saving. */
-const apiKeyFrom = (json: unknown, lastUsedAt: unknown, revokedAt: unknown): ApiKeyRecord => ({
-  ...parseJson<ApiKeyRecord>(json),
-  lastUsedAt: asOptionalNumber(lastUsedAt),
-  revokedAt: asOptionalNumber(revokedAt),
-});
+/**
+ * A key from its saved JSON and the two fields that change after saving, set on the parsed object:
+ * a spread followed by more fields would take V8's slow path on the admission of every request.
+ */
+const apiKeyFrom = (json: unknown, lastUsedAt: unknown, revokedAt: unknown): ApiKeyRecord => {
+  const key = parseJson<ApiKeyRecord>(json);
+  key.lastUsedAt = asOptionalNumber(lastUsedAt);
+  key.revokedAt = asOptionalNumber(revokedAt);
+  return key;
+};
 
 /** The KEYS of `find_principal`, in its order. */
 export const principalKeys = (keys: RedisKeys): string[] => [
