@@ -14,11 +14,12 @@
 
 import { createHook } from 'node:async_hooks';
 import { Session } from 'node:inspector/promises';
+import { GCProfiler, type HeapSpaceStatistics } from 'node:v8';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import { notifyRequestSchema } from '../core/schemas/notify-request.js';
 import { interactiveBody, plainBody, post, readStatus } from '../test/support/api-requests.js';
 import { benchNotifier } from './bench-notifier.js';
-import { saveFigures, sized } from './options.js';
+import { saveFigures, settledHeap, sized } from './options.js';
 
 /** The part of a sampled heap profile this summary reads. */
 interface ProfileNode {
@@ -77,6 +78,37 @@ async function promisesPerCall(count: number, run: () => Promise<unknown>): Prom
   return created / count;
 }
 
+/** Bytes of the old generation in use: its paged space and its space for large objects. */
+const oldGeneration = (spaces: readonly HeapSpaceStatistics[]): number =>
+  spaces
+    .filter(({ spaceName }) => spaceName === 'old_space' || spaceName === 'large_object_space')
+    .reduce((sum, { spaceUsedSize }) => sum + spaceUsedSize, 0);
+
+/**
+ * Per call over `count` calls of `run`: the bytes that young-generation collections moved to the old
+ * generation (`v8.GCProfiler`: the old generation's growth across each), and the bytes still in use
+ * after a full collection once all have run (with `--expose-gc`, as `npm run bench` runs it; null
+ * without). Moved and not kept is garbage left in the old generation until a full collection: it
+ * grows the heap, and every young collection costs more beside a larger one.
+ */
+async function promotion(
+  count: number,
+  run: () => Promise<unknown>,
+): Promise<{ promotedPerCall: number; keptPerCall: number | null }> {
+  const collects = typeof (globalThis as { gc?: unknown }).gc === 'function';
+  const before = settledHeap();
+  const profiler = new GCProfiler();
+  profiler.start();
+  for (let index = 0; index < count; index += 1) await run();
+  let promoted = 0;
+  for (const { gcType, beforeGC, afterGC } of profiler.stop().statistics) {
+    if (gcType === 'Scavenge') {
+      promoted += oldGeneration(afterGC.heapSpaceStatistics) - oldGeneration(beforeGC.heapSpaceStatistics);
+    }
+  }
+  return { promotedPerCall: promoted / count, keptPerCall: collects ? (settledHeap() - before) / count : null };
+}
+
 const calls = sized(20_000, 1_000);
 const plain = plainBody();
 /** What one path allocates per call, the functions that allocate most, and its promises per call. */
@@ -84,6 +116,8 @@ interface PathFigures {
   bytesPerCall: number;
   functions: [string, number][];
   promisesPerCall?: number;
+  promotedPerCall?: number;
+  keptPerCall?: number | null;
 }
 const figures: Record<string, PathFigures> = {};
 const show = (name: string, measured: PathFigures, against?: number) => {
@@ -92,8 +126,11 @@ const show = (name: string, measured: PathFigures, against?: number) => {
     against === undefined ? '' : `  ${(measured.bytesPerCall / against).toFixed(1).padStart(5)}x baseline`;
   const promises =
     measured.promisesPerCall === undefined ? '' : `, ${measured.promisesPerCall.toFixed(1)} promises`;
+  const kept = measured.keptPerCall == null ? '' : `, ${measured.keptPerCall.toFixed(0)} kept`;
+  const promoted =
+    measured.promotedPerCall === undefined ? '' : `, ${measured.promotedPerCall.toFixed(0)} promoted${kept}`;
   console.log(
-    `${name.padEnd(46)} ${measured.bytesPerCall.toFixed(0).padStart(7)} bytes per call${ratio}${promises}`,
+    `${name.padEnd(46)} ${measured.bytesPerCall.toFixed(0).padStart(7)} bytes per call${ratio}${promises}${promoted}`,
   );
   for (const [fn, bytes] of measured.functions) console.log(`    ${bytes.toFixed(0).padStart(6)}  ${fn}`);
 };
@@ -120,14 +157,32 @@ show(
 );
 await notifier.stop();
 
-// Expiries in virtual time: every request falls due at once and `runDueWork` runs them all.
-let now = Date.UTC(2030, 0, 1);
-const expiring = await benchNotifier(memoryStorage(), { clock: { now: () => now } });
 const dueSoon = interactiveBody(
   ['bob@acme.test', 'carol@acme.test', 'dave@acme.test'],
   30,
   'Approve the deploy of *v2.3*?',
 );
+
+// Interactive sends left pending, as bench/pending-scale.ts leaves 1,000,000: besides what they
+// allocate, what the young-generation collections move to the old generation, and what stays.
+const stillNow = Date.UTC(2030, 0, 1);
+const pending = await benchNotifier(memoryStorage(), { clock: { now: () => stillNow } });
+const sendPending = () => post(pending, dueSoon);
+for (let i = 0; i < calls / 4; i += 1) await sendPending();
+show(
+  'interactive send, 3 recipients, left pending',
+  {
+    ...(await allocation(calls, sendPending)),
+    promisesPerCall: await promisesPerCall(calls, sendPending),
+    ...(await promotion(calls, sendPending)),
+  },
+  baseline.bytesPerCall,
+);
+await pending.stop();
+
+// Expiries in virtual time: every request falls due at once and `runDueWork` runs them all.
+let now = Date.UTC(2030, 0, 1);
+const expiring = await benchNotifier(memoryStorage(), { clock: { now: () => now } });
 /** Sends `calls` requests that fall due at once, then runs them all out through `measure`. */
 const expireAll = async <T>(measure: (runAll: () => Promise<void>) => Promise<T>): Promise<T> => {
   for (let i = 0; i < calls; i += 1) await post(expiring, dueSoon);
@@ -156,6 +211,9 @@ console.log(
     `${calls.toLocaleString('en')} calls of each; the functions are the largest by self bytes per call.\n` +
     'Promises: created per call as an async hook sees them (with a hook on, every await makes one), over\n' +
     'as many calls again; the handler in process, as for the bytes: a send body given as an array of\n' +
-    'chunks, not a socket.',
+    'chunks, not a socket. Promoted: bytes per call that young-generation collections moved to the old\n' +
+    'generation (v8.GCProfiler), over as many calls again; kept: bytes per call still in use after a\n' +
+    'full collection. Promoted and not kept is garbage that stays in the old generation until a full\n' +
+    'collection.',
 );
 saveFigures(figures);
