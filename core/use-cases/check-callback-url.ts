@@ -2,7 +2,7 @@ import { checkCallbackTarget } from '../callbacks/check-callback-target.js';
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
-import type { InteractiveRequest } from '../domain/interactive-request.js';
+import { type InteractiveRequest, nextVersion } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
 import type { SendPreparation } from './send-idempotently.js';
 
@@ -88,12 +88,7 @@ async function giveKeyBack(
  * the address again before connecting, and is refused by the same rule.
  */
 async function withdrawRequest(context: CoreContext, request: InteractiveRequest): Promise<void> {
-  const withdrawn: InteractiveRequest = {
-    ...request,
-    version: request.version + 1,
-    status: 'finished',
-    finishedAt: context.clock.now(),
-  };
+  const withdrawn = nextVersion(request, request.recipients, context.clock.now());
   try {
     await context.storage.requests.updateRequest(
       withdrawn,

@@ -76,7 +76,8 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
     async saveUser(user) {
       const email = normalizeEmail(user.email);
       const emails = emailsOf(user.organizationId);
-      const stored: User = { ...structuredClone(user), id: emails.get(email) ?? user.id };
+      const stored = structuredClone(user);
+      stored.id = emails.get(email) ?? user.id;
       const previous = users.get(stored.id);
       // A user whose email (or organization) changed must not stay findable under the old one.
       if (previous !== undefined) {
