@@ -106,7 +106,10 @@ async function promotion(
       promoted += oldGeneration(afterGC.heapSpaceStatistics) - oldGeneration(beforeGC.heapSpaceStatistics);
     }
   }
-  return { promotedPerCall: promoted / count, keptPerCall: collects ? (settledHeap() - before) / count : null };
+  return {
+    promotedPerCall: promoted / count,
+    keptPerCall: collects ? (settledHeap() - before) / count : null,
+  };
 }
 
 const calls = sized(20_000, 1_000);
