@@ -654,7 +654,7 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(ttl).toBeLessThanOrEqual(1_500);
     }));
 
-  it('keeps each copy of a send as its place, ref and time, compactly and without an order list', () =>
+  it('keeps each copy of a send without a request as its place, ref and time, compactly and without an order list', () =>
     withStorage(async ({ deliveries }, keyPrefix) => {
       const copy = (recipient: string, messageId: string) => ({
         sendId: 'req_1',
@@ -747,7 +747,7 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
         recipients: [{ ...legacy.recipients[0]!, value: 'yes', respondedAt: t0 + 1 }],
       };
       expect(await requests.updateRequest(answered, 0, { enqueue: [], cancel: [] })).toBe(true);
-      expect((await shared!.get(key))?.startsWith('1:["org_1",["usr_1","Ada"],"req_legacy",1,')).toBe(true);
+      expect((await shared!.get(key))?.startsWith('1:["org_1",["usr_1","Ada"],1,')).toBe(true);
       expect(await requests.getRequest('req_legacy')).toEqual(answered);
     }));
 
@@ -773,30 +773,134 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
     }));
 
   it('keeps a request as one string of its version and JSON, keeping its expiry on a write without one', () =>
-    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+    withStorage(async ({ requests }, keyPrefix) => {
       const key = `${keyPrefix}request:req_str`;
       await requests.createRequest(request('req_str', 0), { enqueue: [], cancel: [] });
-      expect(await shared!.get(key)).toMatch(/^0:\["org_1",\["usr_1","Ada"\],"req_str",0,/);
+      expect(await shared!.get(key)).toBe(
+        '0:["org_1",["usr_1","Ada"],0,"pending","Deploy?",["Yes","yes","No","no"],"onUserAction",60,' +
+          `${t0},${t0 + 3_600_000},null,null,null,["bob@example.test"]]`,
+      );
       expect(await shared!.pTTL(key)).toBe(-1);
-      expect(
-        await deliveries.addDelivery({
-          sendId: 'req_str',
-          recipient: 'bob@example.test',
-          platform: 'inbox',
-          ref: {},
-          deliveredAt: t0,
-        }),
-      ).toBe(0);
       const finished = { ...request('req_str', 1), status: 'finished' as const, finishedAt: t0 + 1 };
       expect(await requests.updateRequest(finished, 0, { enqueue: [], cancel: [] }, { ttlMs: 600_000 })).toBe(
         true,
       );
       expect(await shared!.pTTL(key)).toBeGreaterThan(500_000);
-      expect(await shared!.pTTL(`${keyPrefix}deliveries:req_str`)).toBeGreaterThan(500_000);
       const later = { ...finished, version: 2 };
       expect(await requests.updateRequest(later, 1, { enqueue: [], cancel: [] })).toBe(true);
       expect(await shared!.pTTL(key)).toBeGreaterThan(500_000);
       expect(await requests.getRequest('req_str')).toEqual(later);
+    }));
+
+  it('keeps the copies of a request as lines of its string, in recording order, through its writes and expiry', () =>
+    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+      const key = `${keyPrefix}request:req_lines`;
+      await requests.createRequest(request('req_lines', 0), { enqueue: [], cancel: [] });
+      const copy = (recipient: string, ts: string, deliveredAt = t0) => ({
+        sendId: 'req_lines',
+        recipient,
+        platform: 'slack',
+        ref: { channel: 'D1', ts },
+        deliveredAt,
+      });
+      const bob = copy('bób@example.test', '1.1');
+      const carol = copy('carol@example.test', '1.2');
+      const bobAgain = copy('bób@example.test', '1.3', t0 + 5);
+      expect(await deliveries.addDelivery(bob)).toBe(0);
+      expect(await deliveries.addDelivery(carol)).toBe(0);
+      expect(await deliveries.addDelivery(bobAgain)).toBe(0);
+      const line = (record: ReturnType<typeof copy>) =>
+        JSON.stringify([record.recipient, record.platform, record.ref, record.deliveredAt]);
+      const [head, ...lines] = ((await shared!.get(key)) ?? '').split('\n');
+      expect(head).toMatch(/^0:\["org_1",/);
+      expect(lines).toEqual([line(bobAgain), line(carol)]);
+      expect(
+        await shared!.exists([`${keyPrefix}deliveries:req_lines`, `${keyPrefix}delivery-order:req_lines`]),
+      ).toBe(0);
+      expect(await deliveries.listDeliveries('req_lines')).toEqual([bobAgain, carol]);
+      expect(await requests.getRequest('req_lines')).toEqual(request('req_lines', 0));
+
+      // A write of the request keeps its copies; one without a ttl keeps the expiry the key has.
+      expect(await requests.updateRequest(request('req_lines', 1), 0, { enqueue: [], cancel: [] })).toBe(
+        true,
+      );
+      expect(await deliveries.listDeliveries('req_lines')).toEqual([bobAgain, carol]);
+      await shared!.pExpire(key, 900_000);
+      const dave = copy('dave@example.test', '1.4');
+      expect(await deliveries.addDelivery(dave)).toBe(1);
+      expect(await deliveries.addDelivery({ ...carol, deliveredAt: t0 + 9 })).toBe(1);
+      expect(await shared!.pTTL(key)).toBeGreaterThan(800_000);
+      expect(await deliveries.listDeliveries('req_lines')).toEqual([
+        bobAgain,
+        { ...carol, deliveredAt: t0 + 9 },
+        dave,
+      ]);
+
+      // Finishing it expires its copies with it; a copy recorded with a ttl sets the expiry again.
+      const finished = { ...request('req_lines', 2), status: 'finished' as const, finishedAt: t0 + 1 };
+      expect(await requests.updateRequest(finished, 1, { enqueue: [], cancel: [] }, { ttlMs: 600_000 })).toBe(
+        true,
+      );
+      expect(await shared!.pTTL(key)).toBeLessThanOrEqual(600_000);
+      expect(await deliveries.addDelivery(copy('erin@example.test', '1.5'), { ttlMs: 700_000 })).toBe(2);
+      expect(await shared!.pTTL(key)).toBeGreaterThan(600_000);
+      expect(await deliveries.addDelivery(bobAgain, { ttlMs: 650_000 })).toBe(2);
+      expect(await shared!.pTTL(key)).toBeLessThanOrEqual(650_000);
+      expect(await requests.getRequest('req_lines')).toEqual(finished);
+      expect((await deliveries.listDeliveries('req_lines')).map((record) => record.recipient)).toEqual([
+        'bób@example.test',
+        'carol@example.test',
+        'dave@example.test',
+        'erin@example.test',
+      ]);
+    }));
+
+  it('keeps adding the copies of a request to the hash an earlier release began for them', () =>
+    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+      await requests.createRequest(request('req_split', 0), { enqueue: [], cancel: [] });
+      const copy = (recipient: string) => ({
+        sendId: 'req_split',
+        recipient,
+        platform: 'inbox',
+        ref: {},
+        deliveredAt: t0,
+      });
+      const hash = `${keyPrefix}deliveries:req_split`;
+      await shared!.hSet(hash, JSON.stringify(['amy@example.test', 'inbox']), JSON.stringify([1, {}, t0]));
+      expect(await deliveries.addDelivery(copy('zed@example.test'))).toBe(0);
+      expect(await shared!.hLen(hash)).toBe(2);
+      expect(await shared!.get(`${keyPrefix}request:req_split`)).not.toContain('\n');
+      expect(await deliveries.listDeliveries('req_split')).toEqual([
+        copy('amy@example.test'),
+        copy('zed@example.test'),
+      ]);
+    }));
+
+  it('reads and rewrites a request in the array form of the release before, keeping its copies', () =>
+    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+      const key = `${keyPrefix}request:req_before`;
+      await shared!.set(
+        key,
+        '0:["org_1",["usr_1","Ada"],"req_before",0,"pending","Deploy?",["Yes","yes","No","no"],' +
+          `"onUserAction",60,${t0},${t0 + 3_600_000},null,null,null,["bob@example.test",0,null,null,0]]`,
+      );
+      expect(await requests.getRequest('req_before')).toEqual(request('req_before', 0));
+      const bob = {
+        sendId: 'req_before',
+        recipient: 'bob@example.test',
+        platform: 'inbox',
+        ref: {},
+        deliveredAt: t0,
+      };
+      expect(await deliveries.addDelivery(bob)).toBe(0);
+      expect(await requests.getRequest('req_before')).toEqual(request('req_before', 0));
+      expect(await requests.updateRequest(request('req_before', 1), 0, { enqueue: [], cancel: [] })).toBe(
+        true,
+      );
+      expect(await shared!.get(key)).toMatch(
+        /^1:\["org_1",\["usr_1","Ada"\],1,.*\n\["bob@example\.test","inbox",\{\},\d+\]$/,
+      );
+      expect(await deliveries.listDeliveries('req_before')).toEqual([bob]);
     }));
 
   it('keeps a transport record as one string, and reads and rewrites the hash of earlier releases', () =>

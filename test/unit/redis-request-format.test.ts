@@ -39,7 +39,7 @@ const request: InteractiveRequest = {
 
 describe('stored form of a request on Redis', () => {
   it('reads back every field of a request, answered, expired and waiting recipients alike', () => {
-    expect(decodeRequest(encodeRequest(request))).toEqual(request);
+    expect(decodeRequest(encodeRequest(request), request.id)).toEqual(request);
     const fresh = {
       ...request,
       status: 'pending',
@@ -47,7 +47,7 @@ describe('stored form of a request on Redis', () => {
       externalReferenceId: null,
       callback: null,
     } as const;
-    expect(decodeRequest(encodeRequest(fresh))).toEqual(fresh);
+    expect(decodeRequest(encodeRequest(fresh), fresh.id)).toEqual(fresh);
   });
 
   it('is the admission script’s splice of the organization and sender before the rest, byte for byte', () => {
@@ -56,13 +56,50 @@ describe('stored form of a request on Redis', () => {
     expect(spliced).toBe(encodeRequest(request));
   });
 
-  it('is shorter than the object, and writes a normalized address that reads as spelled once', () => {
+  it('is shorter than the object: no id, and a waiting recipient is its address alone', () => {
     const stored = encodeRequest(request);
     expect(stored.length).toBeLessThan(JSON.stringify(request).length * 0.75);
+    expect(stored).not.toContain(request.id);
     expect(stored.split('carol@example.test')).toHaveLength(2);
+    expect(stored).toMatch(/,"dave@example\.test"\]\]$/);
   });
 
-  it('reads the object form of earlier releases', () => {
-    expect(decodeRequest(JSON.stringify(request))).toEqual(request);
+  it('reads the object form and the array form of earlier releases', () => {
+    expect(decodeRequest(JSON.stringify(request), request.id)).toEqual(request);
+    // The array form of the release before: the id after the sender, five entries per recipient.
+    const earlier = JSON.stringify([
+      request.organizationId,
+      [request.sender.userId, request.sender.name],
+      request.id,
+      request.version,
+      request.status,
+      request.message,
+      ['Oui', 'yes', 'Non, merci', 'no'],
+      request.mode,
+      request.timeoutMinutes,
+      request.createdAt,
+      request.expiresAt,
+      request.finishedAt,
+      request.externalReferenceId,
+      [request.callback!.url, request.callback!.secret],
+      [
+        'Bob@Example.test',
+        'bob@example.test',
+        'yes',
+        1_893_456_100_000,
+        0,
+        'carol@example.test',
+        0,
+        null,
+        null,
+        1,
+        'dave@example.test',
+        0,
+        null,
+        null,
+        0,
+      ],
+    ]);
+    expect(decodeRequest(earlier, request.id)).toEqual(request);
   });
 });

@@ -5,6 +5,9 @@ import type { RedisRunner } from './redis-runner.js';
 import { asArray, asOptionalNumber, asString } from './replies.js';
 import { encodeTtl } from './ttl-argument.js';
 
+/** A copy as a line of its request: what `DeliveryRecord` holds but the send. */
+type CopyLine = [recipient: string, platform: string, ref: DeliveryRecord['ref'], deliveredAt: number];
+
 /**
  * What the hash holds of a copy: its place in recording order, its ref and its delivery time. The
  * send is the hash's key, and the recipient and platform its field (the JSON of the pair); the whole
@@ -23,7 +26,11 @@ function copyOf(sendId: string, field: string, json: string): { place: number; r
   return { place, record: { sendId, recipient, platform, ref, deliveredAt } };
 }
 
-/** Delivered copies per send: a hash by (recipient, platform), each copy with its place in recording order. */
+/**
+ * Delivered copies per send: the copies of an interactive request as lines of the request's own
+ * string, in recording order (one key per pending request, not two); those of any other send in a
+ * hash by (recipient, platform), each copy with its place in recording order.
+ */
 export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): DeliveryStore {
   return {
     async addDelivery(delivery, options) {
@@ -36,7 +43,7 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
         ],
         [
           JSON.stringify([delivery.recipient, delivery.platform]),
-          // The script writes the place ahead of the rest.
+          // The script writes the place, or the recipient and platform, ahead of the rest.
           JSON.stringify([delivery.ref, delivery.deliveredAt]).slice(1),
           encodeTtl(options),
         ],
@@ -46,17 +53,24 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
     async listDeliveries(sendId) {
       const reply = await redis.evalScript(
         listDeliveriesScript,
-        [keys.deliveries(sendId), keys.deliveryOrder(sendId)],
+        [keys.deliveries(sendId), keys.deliveryOrder(sendId), keys.request(sendId)],
         [],
       );
-      const [order, ...pairs] = asArray(reply);
+      const [order, lines, ...pairs] = asArray(reply);
+      const records: DeliveryRecord[] = [];
+      for (const line of asString(lines).split('\n')) {
+        if (line === '') continue;
+        const [recipient, platform, ref, deliveredAt] = JSON.parse(line) as CopyLine;
+        records.push({ sendId, recipient, platform, ref, deliveredAt });
+      }
       const copies: { place: number; record: DeliveryRecord }[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {
         copies.push(copyOf(sendId, asString(pairs[i]), asString(pairs[i + 1])));
       }
       // A send of an earlier release comes in the order of its list already.
       if (asString(order) === 'placed') copies.sort((a, b) => a.place - b.place);
-      return copies.map(({ record }) => record);
+      for (const { record } of copies) records.push(record);
+      return records;
     },
   } satisfies DeliveryStore;
 }

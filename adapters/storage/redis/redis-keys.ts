@@ -41,7 +41,8 @@ export interface RedisKeys {
   userKeys(userId: string): string;
   userKeysBase: string;
   /**
-   * String `<version>:<JSON>` of one interactive request (a hash `{version, json}` in earlier
+   * String `<version>:<JSON>` of one interactive request, then a line `\n<JSON>` for each copy of it
+   * delivered (a hash `{version, json}`, its copies in {@link RedisKeys.deliveries}, in earlier
    * releases).
    */
   request(id: string): string;
@@ -58,7 +59,10 @@ export interface RedisKeys {
    * release before).
    */
   dueItemBase: string;
-  /** Hash: JSON `[recipient, platform]` → JSON `[place, ref, deliveredAt]` of a copy, of one send. */
+  /**
+   * Hash: JSON `[recipient, platform]` → JSON `[place, ref, deliveredAt]` of a copy, of one send that
+   * has no request (a plain send) or whose copies an earlier release began to keep here.
+   */
   deliveries(sendId: string): string;
   /**
    * List of the fields of {@link RedisKeys.deliveries} in recording order, of the sends of earlier

@@ -8,12 +8,13 @@ import { decodeRequest, encodeRequest } from './request-format.js';
 import { encodeTtl } from './ttl-argument.js';
 
 /**
- * Interactive requests as strings `<version>:<JSON>` (the JSON in the form of `request-format.ts`;
- * the hashes `{version, json}` of earlier releases are still read and are replaced on the next
- * write). Create and compare-and-set update are single scripts that also change the due work, so a
- * stored request always has its timeout scheduled and only the writer that won a version changes
- * due work. The write that finishes a request sets the expiry of the request and of its delivery
- * keys in the same script.
+ * Interactive requests as strings `<version>:<JSON>`, followed by a line for each copy delivered
+ * (`lua/request-lua.ts`; the JSON in the form of `request-format.ts`; the hashes `{version, json}` of
+ * earlier releases are still read and are replaced on the next write). Create and compare-and-set
+ * update are single scripts that also change the due work, so a stored request always has its
+ * timeout scheduled and only the writer that won a version changes due work. The write that
+ * finishes a request sets its expiry, its copies' with it, in the same script (and that of the
+ * copies an earlier release kept apart).
  */
 export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestStore {
   return {
@@ -32,14 +33,18 @@ export function redisRequestStore(redis: RedisRunner, keys: RedisKeys): RequestS
       const json = await redis.command(['GET', key]).then(
         (reply) => {
           const stored = asOptionalString(reply);
-          return stored === null ? null : stored.slice(stored.indexOf(':') + 1);
+          if (stored === null) return null;
+          const colon = stored.indexOf(':');
+          // JSON has no raw line break: the first one starts the lines of the copies.
+          const copies = stored.indexOf('\n', colon);
+          return stored.slice(colon + 1, copies === -1 ? undefined : copies);
         },
         async (error: unknown) => {
           if (!(error instanceof Error && error.message.startsWith('WRONGTYPE'))) throw error;
           return asOptionalString(await redis.command(['HGET', key, 'json']));
         },
       );
-      return json === null ? null : decodeRequest(json);
+      return json === null ? null : decodeRequest(json, id);
     },
     async updateRequest(next, expectedVersion, due, options) {
       const updated = await redis.evalScript(

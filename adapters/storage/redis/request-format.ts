@@ -1,13 +1,40 @@
 import type { InteractiveRequest } from '../../../core/adapter-kit.js';
 
+/** A recipient as stored: the address alone while it waits and reads as its normalized address. */
+type StoredRecipient =
+  | string
+  | [email: string, key: string | 0, value: string | null, respondedAt: number | null, expired: 0 | 1];
+
 /**
  * What the record of a request keeps as its JSON: the fields in a fixed order without their names,
  * the organization and the sender first (the admission script writes those two itself, ahead of
- * the rest). A recipient is five entries: address as spelled, normalized address (0 when it reads
- * the same), value, answer time, and 1 when expired. About two thirds of the object's JSON; the
- * objects that earlier releases wrote are still read.
+ * the rest), without the id (the key holds it). A recipient that waits for an answer, its address
+ * reading the same normalized, is its address alone; any other is an array of its address as
+ * spelled, its normalized address (0 when it reads the same), value, answer time and 1 when
+ * expired. About half the object's JSON.
  */
 type StoredRequest = [
+  organizationId: string,
+  sender: [userId: string, name: string],
+  version: number,
+  status: InteractiveRequest['status'],
+  message: string,
+  options: string[],
+  mode: InteractiveRequest['mode'],
+  timeoutMinutes: number,
+  createdAt: number,
+  expiresAt: number,
+  finishedAt: number | null,
+  externalReferenceId: string | null,
+  callback: [url: string, secret: string] | null,
+  recipients: StoredRecipient[],
+];
+
+/**
+ * The array form of the release before: the id after the sender, and five entries per recipient
+ * (address as spelled, normalized address or 0, value, answer time, 1 when expired).
+ */
+type EarlierStoredRequest = [
   organizationId: string,
   sender: [userId: string, name: string],
   id: string,
@@ -31,12 +58,15 @@ type AfterSender = StoredRequest extends [string, [string, string], ...infer Res
 function afterSender(request: Omit<InteractiveRequest, 'organizationId' | 'sender'>): AfterSender {
   const options: string[] = [];
   for (const { text, value } of request.options) options.push(text, value);
-  const recipients: (string | number | null)[] = [];
+  const recipients: StoredRecipient[] = [];
   for (const { email, key, value, respondedAt, expired } of request.recipients) {
-    recipients.push(email, key === email ? 0 : key, value, respondedAt, expired ? 1 : 0);
+    recipients.push(
+      key === email && value === null && respondedAt === null && !expired
+        ? email
+        : [email, key === email ? 0 : key, value, respondedAt, expired ? 1 : 0],
+    );
   }
   return [
-    request.id,
     request.version,
     request.status,
     request.message,
@@ -73,14 +103,58 @@ export function encodeRequestAfterSender(
   return JSON.stringify(afterSender(request)).slice(1);
 }
 
-/** The request of a stored JSON, in either form. */
-export function decodeRequest(json: string): InteractiveRequest {
-  const parsed = JSON.parse(json) as StoredRequest | InteractiveRequest;
+function recipientOf(stored: StoredRecipient): InteractiveRequest['recipients'][number] {
+  if (typeof stored === 'string') {
+    return { email: stored, key: stored, value: null, respondedAt: null, expired: false };
+  }
+  const [email, key, value, respondedAt, expired] = stored;
+  return { email, key: key === 0 ? email : key, value, respondedAt, expired: expired === 1 };
+}
+
+/** The form of this release from the array form of the release before (its id dropped). */
+function fromEarlierArray(earlier: EarlierStoredRequest): StoredRequest {
+  const [organizationId, sender, , version, status, message, options, mode, ...times] = earlier;
+  const [timeoutMinutes, createdAt, expiresAt, finishedAt, externalReferenceId, callback, flat] = times;
+  const recipients: StoredRecipient[] = [];
+  for (let i = 0; i + 4 < flat.length; i += 5) {
+    recipients.push([
+      flat[i] as string,
+      flat[i + 1] as string | 0,
+      flat[i + 2] as string | null,
+      flat[i + 3] as number | null,
+      flat[i + 4] as 0 | 1,
+    ]);
+  }
+  return [
+    organizationId,
+    sender,
+    version,
+    status,
+    message,
+    options,
+    mode,
+    timeoutMinutes,
+    createdAt,
+    expiresAt,
+    finishedAt,
+    externalReferenceId,
+    callback,
+    recipients,
+  ];
+}
+
+/** The request `id` of a stored JSON, in any form an earlier release wrote too. */
+export function decodeRequest(json: string, id: string): InteractiveRequest {
+  const parsed = JSON.parse(json) as StoredRequest | EarlierStoredRequest | InteractiveRequest;
   if (!Array.isArray(parsed)) return parsed;
+  // The release before wrote the id where this one writes the version.
+  const stored =
+    typeof parsed[2] === 'string'
+      ? fromEarlierArray(parsed as EarlierStoredRequest)
+      : (parsed as StoredRequest);
   const [
     organizationId,
     [userId, name],
-    id,
     version,
     status,
     message,
@@ -92,23 +166,11 @@ export function decodeRequest(json: string): InteractiveRequest {
     finishedAt,
     externalReferenceId,
     callback,
-    flatRecipients,
-  ] = parsed;
+    recipients,
+  ] = stored;
   const options: InteractiveRequest['options'] = [];
   for (let i = 0; i + 1 < flatOptions.length; i += 2) {
     options.push({ text: flatOptions[i]!, value: flatOptions[i + 1]! });
-  }
-  const recipients: InteractiveRequest['recipients'] = [];
-  for (let i = 0; i + 4 < flatRecipients.length; i += 5) {
-    const email = flatRecipients[i] as string;
-    const key = flatRecipients[i + 1];
-    recipients.push({
-      email,
-      key: key === 0 ? email : (key as string),
-      value: flatRecipients[i + 2] as string | null,
-      respondedAt: flatRecipients[i + 3] as number | null,
-      expired: flatRecipients[i + 4] === 1,
-    });
   }
   return {
     id,
@@ -125,6 +187,6 @@ export function decodeRequest(json: string): InteractiveRequest {
     externalReferenceId,
     sender: { userId, name },
     callback: callback === null ? null : { url: callback[0], secret: callback[1] },
-    recipients,
+    recipients: recipients.map(recipientOf),
   };
 }

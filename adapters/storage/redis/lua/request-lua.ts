@@ -1,5 +1,27 @@
 import { luaScript } from '../lua-script.js';
-import { dueLua, versionedLua } from './shared-lua.js';
+import { dueLua } from './shared-lua.js';
+
+/**
+ * A request is the string `<version>:<JSON>`, then a line `\n<copy>` for each copy of it delivered
+ * (`DeliveryStore.addDelivery`); an earlier release kept a hash `{version, json}` and its copies in a
+ * hash of their own, both still read.
+ *
+ * `read_request(key)`: the version of the request at `key` (false when there is none) and its copies'
+ * lines (from their first `\n`; '' when none), for a write that keeps them.
+ */
+export const requestRecordLua = `
+local function read_request(key)
+  local stored = redis.pcall('GET', key)
+  if type(stored) == 'string' then
+    local colon = string.find(stored, ':', 1, true)
+    local copies = string.find(stored, '\\n', colon, true)
+    return string.sub(stored, 1, colon - 1), copies and string.sub(stored, copies) or ''
+  elseif type(stored) == 'table' and stored.err then
+    return redis.call('HGET', key, 'version'), ''
+  end
+  return false, ''
+end
+`;
 
 /**
  * KEYS: request, due set, sequence. ARGV: item base, JSON, version, then encoded due changes. Inserts the
@@ -15,14 +37,15 @@ return 1
 
 /**
  * KEYS: request, due set, sequence, deliveries hash, delivery order. ARGV: item base, JSON, new
- * version, expected version, ttl ms ('' for none), then encoded due changes. Compare-and-set: writes
- * and applies the due changes only while the stored version is the expected one; with a ttl, the
- * request and its deliveries expire that long from now (a finished request), without, the request
- * keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
+ * version, expected version, ttl ms ('' for none), then encoded due changes. Compare-and-set: writes,
+ * keeping the lines of the copies, and applies the due changes only while the stored version is the
+ * expected one; with a ttl, the request and the deliveries an earlier release kept apart expire that
+ * long from now (a finished request), without, the request keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
  */
-export const updateRequestScript = luaScript(`${dueLua}${versionedLua}
-if read_version(KEYS[1]) ~= ARGV[4] then return 0 end
-local stored = ARGV[3] .. ':' .. ARGV[2]
+export const updateRequestScript = luaScript(`${dueLua}${requestRecordLua}
+local version, copies = read_request(KEYS[1])
+if version ~= ARGV[4] then return 0 end
+local stored = ARGV[3] .. ':' .. ARGV[2] .. copies
 if ARGV[5] == '' then
   -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
   local ttl = redis.call('PTTL', KEYS[1])
