@@ -67,39 +67,12 @@ describe('stored form of a request on Redis', () => {
   it('reads the object form and the array form of earlier releases', () => {
     expect(decodeRequest(JSON.stringify(request), request.id)).toEqual(request);
     // The array form of the release before: the id after the sender, five entries per recipient.
-    const earlier = JSON.stringify([
-      request.organizationId,
-      [request.sender.userId, request.sender.name],
-      request.id,
-      request.version,
-      request.status,
-      request.message,
-      ['Oui', 'yes', 'Non, merci', 'no'],
-      request.mode,
-      request.timeoutMinutes,
-      request.createdAt,
-      request.expiresAt,
-      request.finishedAt,
-      request.externalReferenceId,
-      [request.callback!.url, request.callback!.secret],
-      [
-        'Bob@Example.test',
-        'bob@example.test',
-        'yes',
-        1_893_456_100_000,
-        0,
-        'carol@example.test',
-        0,
-        null,
-        null,
-        1,
-        'dave@example.test',
-        0,
-        null,
-        null,
-        0,
-      ],
-    ]);
+    const earlier =
+      '["acme \\"labs\\"",["usr_1","Alice \\\\ Doe"],"req_AAAAAAAAAAAAAAAAAAAAAAAA",3,"finished",' +
+      '"Déployer *v2* ? 🚀\\nline \\"two\\"",["Oui","yes","Non, merci","no"],"onTimeout",30,1893456000000,' +
+      '1893457800000,1893457000000,"deploy-7",["https://example.test/hook","whsec_abc"],' +
+      '["Bob@Example.test","bob@example.test","yes",1893456100000,0,"carol@example.test",0,null,null,1,' +
+      '"dave@example.test",0,null,null,0]]';
     expect(decodeRequest(earlier, request.id)).toEqual(request);
   });
 });

@@ -5,6 +5,21 @@ type StoredRecipient =
   | string
   | [email: string, key: string | 0, value: string | null, respondedAt: number | null, expired: 0 | 1];
 
+/** The fields between the sender (or, in the release before, the id) and the recipients. */
+type RequestFields = [
+  version: number,
+  status: InteractiveRequest['status'],
+  message: string,
+  options: string[],
+  mode: InteractiveRequest['mode'],
+  timeoutMinutes: number,
+  createdAt: number,
+  expiresAt: number,
+  finishedAt: number | null,
+  externalReferenceId: string | null,
+  callback: [url: string, secret: string] | null,
+];
+
 /**
  * What the record of a request keeps as its JSON: the fields in a fixed order without their names,
  * the organization and the sender first (the admission script writes those two itself, ahead of
@@ -16,17 +31,7 @@ type StoredRecipient =
 type StoredRequest = [
   organizationId: string,
   sender: [userId: string, name: string],
-  version: number,
-  status: InteractiveRequest['status'],
-  message: string,
-  options: string[],
-  mode: InteractiveRequest['mode'],
-  timeoutMinutes: number,
-  createdAt: number,
-  expiresAt: number,
-  finishedAt: number | null,
-  externalReferenceId: string | null,
-  callback: [url: string, secret: string] | null,
+  ...fields: RequestFields,
   recipients: StoredRecipient[],
 ];
 
@@ -38,17 +43,7 @@ type EarlierStoredRequest = [
   organizationId: string,
   sender: [userId: string, name: string],
   id: string,
-  version: number,
-  status: InteractiveRequest['status'],
-  message: string,
-  options: string[],
-  mode: InteractiveRequest['mode'],
-  timeoutMinutes: number,
-  createdAt: number,
-  expiresAt: number,
-  finishedAt: number | null,
-  externalReferenceId: string | null,
-  callback: [url: string, secret: string] | null,
+  ...fields: RequestFields,
   recipients: (string | number | null)[],
 ];
 
@@ -113,8 +108,8 @@ function recipientOf(stored: StoredRecipient): InteractiveRequest['recipients'][
 
 /** The form of this release from the array form of the release before (its id dropped). */
 function fromEarlierArray(earlier: EarlierStoredRequest): StoredRequest {
-  const [organizationId, sender, , version, status, message, options, mode, ...times] = earlier;
-  const [timeoutMinutes, createdAt, expiresAt, finishedAt, externalReferenceId, callback, flat] = times;
+  const fields = earlier.slice(3, -1) as RequestFields;
+  const flat = earlier[earlier.length - 1] as (string | number | null)[];
   const recipients: StoredRecipient[] = [];
   for (let i = 0; i + 4 < flat.length; i += 5) {
     recipients.push([
@@ -125,22 +120,7 @@ function fromEarlierArray(earlier: EarlierStoredRequest): StoredRequest {
       flat[i + 4] as 0 | 1,
     ]);
   }
-  return [
-    organizationId,
-    sender,
-    version,
-    status,
-    message,
-    options,
-    mode,
-    timeoutMinutes,
-    createdAt,
-    expiresAt,
-    finishedAt,
-    externalReferenceId,
-    callback,
-    recipients,
-  ];
+  return [earlier[0], earlier[1], ...fields, recipients];
 }
 
 /** The request `id` of a stored JSON, in any form an earlier release wrote too. */
