@@ -26,7 +26,7 @@ type RequestFields = [
  * the rest), without the id (the key holds it). A recipient that waits for an answer, its address
  * reading the same normalized, is its address alone; any other is an array of its address as
  * spelled, its normalized address (0 when it reads the same), value, answer time and 1 when
- * expired. About half the object's JSON.
+ * expired. About a third of the object's JSON while the recipients wait.
  */
 type StoredRequest = [
   organizationId: string,
