@@ -1,4 +1,5 @@
 import { luaScript } from '../lua-script.js';
+import { requestRecordLua } from './request-lua.js';
 import { versionedLua } from './shared-lua.js';
 
 /**
@@ -16,7 +17,7 @@ import { versionedLua } from './shared-lua.js';
  * without, it keeps the expiry it has. Answers the version of the send's request, false (nil) when
  * there is none.
  */
-export const addDeliveryScript = luaScript(`${versionedLua}
+export const addDeliveryScript = luaScript(`${versionedLua}${requestRecordLua}
 local stored = redis.pcall('GET', KEYS[3])
 if type(stored) == 'string' and redis.call('EXISTS', KEYS[1]) == 0 then
   local start = '\\n' .. string.sub(ARGV[1], 1, -2) .. ','
@@ -29,14 +30,7 @@ if type(stored) == 'string' and redis.call('EXISTS', KEYS[1]) == 0 then
     -- Not APPEND: Redis would leave the string room to grow, as much again as it holds.
     rewritten = stored .. start .. ARGV[2]
   end
-  if ARGV[3] == '' then
-    -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
-    local ttl = redis.call('PTTL', KEYS[3])
-    redis.call('SET', KEYS[3], rewritten)
-    if ttl >= 0 then redis.call('PEXPIRE', KEYS[3], ttl) end
-  else
-    redis.call('SET', KEYS[3], rewritten, 'PX', ARGV[3])
-  end
+  write_request(KEYS[3], rewritten, ARGV[3])
   return string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)
 end
 local existing = redis.call('HGET', KEYS[1], ARGV[1])

@@ -7,7 +7,9 @@ import { dueLua } from './shared-lua.js';
  * hash of their own, both still read.
  *
  * `read_request(key)`: the version of the request at `key` (false when there is none) and its copies'
- * lines (from their first `\n`; '' when none), for a write that keeps them.
+ * lines (from their first `\n`; '' when none), for a write that keeps them. `write_request(key,
+ * stored, ttl)`: writes the string `stored` at `key`, expiring `ttl` ms from now, or, with `ttl` '',
+ * keeping the expiry the key has.
  */
 export const requestRecordLua = `
 local function read_request(key)
@@ -20,6 +22,17 @@ local function read_request(key)
     return redis.call('HGET', key, 'version'), ''
   end
   return false, ''
+end
+local function write_request(key, stored, ttl)
+  if ttl == '' then
+    -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
+    local kept = redis.call('PTTL', key)
+    redis.call('SET', key, stored)
+    -- 0 is a key in its last millisecond: PEXPIRE 0 lets it go as it would have.
+    if kept >= 0 then redis.call('PEXPIRE', key, kept) end
+  else
+    redis.call('SET', key, stored, 'PX', ttl)
+  end
 end
 `;
 
@@ -40,20 +53,14 @@ return 1
  * version, expected version, ttl ms ('' for none), then encoded due changes. Compare-and-set: writes,
  * keeping the lines of the copies, and applies the due changes only while the stored version is the
  * expected one; with a ttl, the request and the deliveries an earlier release kept apart expire that
- * long from now (a finished request), without, the request keeps the expiry it has. Answers 1 when it wrote, 0 otherwise (also for an unknown request).
+ * long from now (a finished request), without, the request keeps the expiry it has. Answers 1 when
+ * it wrote, 0 otherwise (also for an unknown request).
  */
 export const updateRequestScript = luaScript(`${dueLua}${requestRecordLua}
 local version, copies = read_request(KEYS[1])
 if version ~= ARGV[4] then return 0 end
-local stored = ARGV[3] .. ':' .. ARGV[2] .. copies
-if ARGV[5] == '' then
-  -- PTTL and PEXPIRE where Redis 6 would say KEEPTTL: the adapter runs on Redis 5 too.
-  local ttl = redis.call('PTTL', KEYS[1])
-  redis.call('SET', KEYS[1], stored)
-  -- 0 is a key in its last millisecond: PEXPIRE 0 lets it go as it would have.
-  if ttl >= 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-else
-  redis.call('SET', KEYS[1], stored, 'PX', ARGV[5])
+write_request(KEYS[1], ARGV[3] .. ':' .. ARGV[2] .. copies, ARGV[5])
+if ARGV[5] ~= '' then
   redis.call('PEXPIRE', KEYS[4], ARGV[5])
   redis.call('PEXPIRE', KEYS[5], ARGV[5])
 end
