@@ -44,6 +44,52 @@ export interface DeliveredCopies {
   requestVersions: (number | null)[];
 }
 
+/** What became of one copy: delivered, not reachable on its platform, or failed with an error. */
+type CopyOutcome = 'delivered' | 'unreachable' | { failed: unknown };
+
+/** One copy of a send to deliver: what {@link deliverCopy} needs beyond the recipient and platform. */
+interface CopyToDeliver extends Pick<CopiesOfSend, 'organization' | 'sendId' | 'recorded'> {
+  viewFor: (recipientKey: string) => MessageView;
+  writeOptions: { ttlMs: number } | undefined;
+  /** Where the version each recording answered goes. */
+  requestVersions: (number | null)[];
+}
+
+/**
+ * Delivers one copy as soon as its platform knows the recipient's address there, and records it
+ * when wanted. Never rejects: a failure is an outcome, so that a send waits on one promise per
+ * copy, where settling them all would cost one more per copy and an object for each result.
+ */
+async function deliverCopy(
+  context: CoreContext,
+  { organization, sendId, recorded, viewFor, writeOptions, requestVersions }: CopyToDeliver,
+  recipient: ResolvedRecipient,
+  transport: ChatTransport,
+): Promise<CopyOutcome> {
+  try {
+    const found = transport.address(recipient.user, organization);
+    const address = found instanceof Promise ? await found : found;
+    if (address === null) return 'unreachable';
+    const message = viewFor(recipient.key);
+    const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
+    if (!recorded) return 'delivered';
+    const version = await context.storage.deliveries.addDelivery(
+      {
+        sendId,
+        recipient: recipient.key,
+        platform: transport.platform,
+        ref,
+        deliveredAt: context.clock.now(),
+      },
+      writeOptions,
+    );
+    requestVersions.push(version);
+    return 'delivered';
+  } catch (error) {
+    return { failed: error };
+  }
+}
+
 /**
  * Delivers one copy per platform that reaches each recipient, skipping copies an earlier attempt
  * of the same send already delivered (so that a retry never notifies anyone twice).
@@ -54,67 +100,60 @@ export async function deliverCopies(
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<DeliveredCopies> {
-  const writeOptions = ttlMs === undefined ? undefined : { ttlMs };
-  const { deliveries } = context.storage;
+  const { transports } = context;
   // Only a resumed send can have copies out already; a fresh one saves the round trip.
-  const earlier = resumed ? await deliveries.listDeliveries(sendId) : [];
+  const earlier = resumed ? await context.storage.deliveries.listDeliveries(sendId) : [];
   const delivered = new Set(earlier.map((d) => copyKey(d.recipient, d.platform)));
   const requestVersions: (number | null)[] = [];
-  const reached = await Promise.all(
-    recipients.map(async (recipient) => {
-      // A platform that already has this recipient's copy (an earlier attempt) reaches them.
-      const pending =
-        delivered.size === 0
-          ? context.transports
-          : context.transports.filter(
-              (transport) => !delivered.has(copyKey(recipient.key, transport.platform)),
-            );
-      // Each platform delivers as soon as it knows the recipient's address there; one that could
-      // not tell whether it reaches the recipient failed like a delivery.
-      const results = await Promise.allSettled(
-        pending.map(async (transport): Promise<'delivered' | 'unreachable'> => {
-          const found = transport.address(recipient.user, organization);
-          const address = found instanceof Promise ? await found : found;
-          if (address === null) return 'unreachable';
-          const message = viewFor(recipient.key);
-          const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
-          if (!recorded) return 'delivered';
-          const version = await deliveries.addDelivery(
-            {
-              sendId,
-              recipient: recipient.key,
-              platform: transport.platform,
-              ref,
-              deliveredAt: context.clock.now(),
-            },
-            writeOptions,
-          );
-          requestVersions.push(version);
-          return 'delivered';
-        }),
-      );
-      const unreachable = results.every(
-        (result) => result.status === 'fulfilled' && result.value === 'unreachable',
-      );
-      if (unreachable && pending.length === context.transports.length) {
-        context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
-        return false;
-      }
-      for (const result of results) {
-        // The store, not the platform, failed: the caller should retry later (503), not see a 500.
-        if (result.status === 'rejected' && isNotifyError(result.reason, 'unavailable')) throw result.reason;
-        if (result.status === 'rejected') {
-          context.logger.error('delivery failed', {
-            sendId,
-            userId: recipient.user.id,
-            error: String(result.reason),
-          });
-        }
-      }
-      return results.every((result) => result.status === 'fulfilled');
-    }),
-  );
-  return { unreached: recipients.filter((_, index) => !reached[index]), requestVersions };
+  const copy: CopyToDeliver = {
+    organization,
+    sendId,
+    recorded,
+    viewFor,
+    writeOptions: ttlMs === undefined ? undefined : { ttlMs },
+    requestVersions,
+  };
+  // Every copy of every recipient at once; a platform that already has this recipient's copy (an
+  // earlier attempt) reaches them.
+  const attempts: Promise<CopyOutcome>[] = [];
+  const pendingOf: number[] = [];
+  for (const recipient of recipients) {
+    let pending = 0;
+    for (const transport of transports) {
+      if (delivered.size > 0 && delivered.has(copyKey(recipient.key, transport.platform))) continue;
+      attempts.push(deliverCopy(context, copy, recipient, transport));
+      pending += 1;
+    }
+    pendingOf.push(pending);
+  }
+  const outcomes = attempts.length === 1 ? [await attempts[0]!] : await Promise.all(attempts);
+  const unreached: ResolvedRecipient[] = [];
+  let next = 0;
+  recipients.forEach((recipient, index) => {
+    const pending = pendingOf[index]!;
+    const mine = outcomes.slice(next, next + pending);
+    next += pending;
+    // A platform that could not tell whether it reaches the recipient failed like a delivery.
+    if (pending === transports.length && mine.every((outcome) => outcome === 'unreachable')) {
+      context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
+      unreached.push(recipient);
+      return;
+    }
+    let failed = false;
+    for (const outcome of mine) {
+      if (typeof outcome === 'string') continue;
+      // The store, not the platform, failed: the caller should retry later (503), not see a 500.
+      if (isNotifyError(outcome.failed, 'unavailable')) throw outcome.failed;
+      context.logger.error('delivery failed', {
+        sendId,
+        userId: recipient.user.id,
+        error: String(outcome.failed),
+      });
+      failed = true;
+    }
+    if (failed) unreached.push(recipient);
+  });
+  return { unreached, requestVersions };
 }
 
 /** Brings one delivered copy to `view`; answers false when the platform failed (it is logged). */
