@@ -358,10 +358,12 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
+      // A copy of a plain send never has a record of its own (there is no choice to make): only its
+      // send's is read.
       const [created, , [kept, own = null]] = await Promise.all([
         state.compareAndSet(key, sendRecord(delivery, shown), null, options),
         state.append(list.key, delivery.sendId, list.options),
-        state.getMany([key, copyKey(copy)]),
+        state.getMany(delivery.kind === 'interactive' ? [key, copyKey(copy)] : [key]),
       ]);
       if (created !== null || (kept && (own ? own.value === shown : sendShows(kept.value, shown)))) return;
       // This copy's view differs from the send's shared one (a delivery tried again after the
