@@ -24,14 +24,21 @@ const unlimited = { burst: 1e12, perSecond: 1e12 };
  */
 export type BenchNotifierOptions = Pick<NotifierOptions, 'clock' | 'retention' | 'scheduler' | 'callbacks'>;
 
-/** A seeded notifier on `storage`, delivering to the inbox. */
+/** Where a benchmark takes the notifier and the inbox from: the sources, or the built package. */
+export interface BenchLibrary {
+  createNotifier: typeof createNotifier;
+  inboxTransport: typeof inboxTransport;
+}
+
+/** A seeded notifier on `storage`, delivering to the inbox, made by `library` (the sources by default). */
 export async function benchNotifier(
   storage: StoragePorts,
   options: BenchNotifierOptions = {},
+  library: BenchLibrary = { createNotifier, inboxTransport },
 ): Promise<Notifier> {
-  const notifier = createNotifier({
+  const notifier = library.createNotifier({
     storage,
-    transports: [inboxTransport(options.clock ? { clock: options.clock } : {})],
+    transports: [library.inboxTransport(options.clock ? { clock: options.clock } : {})],
     rateLimits: { perKey: unlimited, perOrganization: unlimited },
     ...options,
   });

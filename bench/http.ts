@@ -2,7 +2,8 @@
  * HTTP throughput of the API mounted in Express and in Koa, each against a bare app of the same
  * framework, in the same run, that parses the same JSON and answers the same body: the share of the
  * bare framework that the library keeps. autocannon, 20 connections, memory storage and the inbox;
- * then the same on Redis, as a share of memory. Requests per second and p99 latency are printed.
+ * then the same on Redis, as a share of memory. The library is the built package, as an application
+ * installs it (`built-package.ts`). Requests per second and p99 latency are printed.
  */
 
 import { once } from 'node:events';
@@ -11,15 +12,19 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import express from 'express';
 import Koa from 'koa';
-import { memoryStorage } from '../adapters/storage/memory/index.js';
-import { redisStorage } from '../adapters/storage/redis/index.js';
 import type { Notifier } from '../core/notifier.js';
 import type { StoragePorts } from '../core/ports/storage.js';
-import { notifyRouter } from '../hosts/express/index.js';
-import { notifyMiddleware } from '../hosts/koa/index.js';
 import { interactiveBody, plainBody, post, readStatus } from '../test/support/api-requests.js';
 import { testKeys } from '../test/support/test-seed.js';
 import { benchNotifier } from './bench-notifier.js';
+import {
+  createNotifier,
+  inboxTransport,
+  memoryStorage,
+  notifyMiddleware,
+  notifyRouter,
+  redisStorage,
+} from './built-package.js';
 import { saveFigures, settledHeap, sized } from './options.js';
 import { benchKeyPrefix, benchRedis } from './redis-connection.js';
 
@@ -126,7 +131,7 @@ async function load(url: string, path: 'send' | 'status', statusPath: string): P
 async function notifierOn(
   storage: StoragePorts,
 ): Promise<{ notifier: Notifier; statusPath: string; statusAnswer: string; sendAnswer: string }> {
-  const notifier = await benchNotifier(storage, { retention });
+  const notifier = await benchNotifier(storage, { retention }, { createNotifier, inboxTransport });
   const sendAnswer = (await post(notifier, sendBody))?.body ?? '';
   const { request_id: requestId } = JSON.parse((await post(notifier, interactive))?.body ?? '{}') as {
     request_id: string;
