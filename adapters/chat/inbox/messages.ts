@@ -193,29 +193,28 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
   const spans = retentionMs === undefined ? [] : openSpans(retentionMs);
   const ids = copyIds(state);
 
-  /** The options of a write of the record of a copy of `term`. */
-  const recordOptions = (term: Term): TransportStateWriteOptions | undefined => {
+  /** The options of a write, at `now`, of the record of a copy of `term`. */
+  const recordOptions = (term: Term, now = clock.now()): TransportStateWriteOptions | undefined => {
     if (retentionMs === undefined) return undefined;
-    const open = openTime(term, clock.now());
+    const open = openTime(term, now);
     return { ttlMs: retentionMs + (open === null ? 0 : open + keptLagMs) };
   };
 
   /** The list of the period of `length` that `now` falls in, read until two periods from its start. */
-  const periodList = (length: number, key: (epoch: number) => string): ListEntry => {
-    const now = clock.now();
+  const periodList = (length: number, key: (epoch: number) => string, now: number): ListEntry => {
     const epoch = Math.floor(now / length);
     return { key: key(epoch), options: { ttlMs: (epoch + 2) * length - now } };
   };
 
-  /** The list a copy of `term` delivered now is entered in. */
-  const listOf = (recipient: string, term: Term): ListEntry => {
+  /** The list a copy of `term` delivered at `now` is entered in. */
+  const listOf = (recipient: string, term: Term, now = clock.now()): ListEntry => {
     if (retentionMs === undefined) return { key: recipientKey(recipient) };
-    const open = openTime(term, clock.now());
-    if (open === null) return periodList(retentionMs, (epoch) => epochKey(recipient, epoch));
+    const open = openTime(term, now);
+    if (open === null) return periodList(retentionMs, (epoch) => epochKey(recipient, epoch), now);
     const listed = open + listedLagMs;
     let rank = 0;
     while (rank + 1 < spans.length && spans[rank + 1]! >= listed) rank += 1;
-    return periodList(retentionMs + spans[rank]!, (epoch) => openKey(rank, recipient, epoch));
+    return periodList(retentionMs + spans[rank]!, (epoch) => openKey(rank, recipient, epoch), now);
   };
 
   /**
@@ -353,8 +352,9 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       const shown = shownLine(version, delivery);
       const key = sendKey(delivery.sendId);
       const copy = { sendId: delivery.sendId, recipient: delivery.recipient };
-      const options = recordOptions(delivery.term);
-      const list = listOf(delivery.recipient, delivery.term);
+      const now = clock.now();
+      const options = recordOptions(delivery.term, now);
+      const list = listOf(delivery.recipient, delivery.term, now);
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.

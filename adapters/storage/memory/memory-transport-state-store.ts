@@ -38,19 +38,22 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
   const sweepRecords = createLazySweep(records, isExpired, clock);
   const sweepLists = createLazySweep(lists, isExpired, clock);
 
-  /** The entry of `key` unless it has expired, in which case it is dropped. */
-  const live = <T extends Expiring>(map: Map<string, T>, key: string): T | undefined => {
+  /**
+   * The entry of `key` unless it has expired by `now`, in which case it is dropped. Each operation
+   * reads the clock once, for every entry it looks at and the expiry it writes.
+   */
+  const live = <T extends Expiring>(map: Map<string, T>, key: string, now: number): T | undefined => {
     // Keys come in built from pieces (the transport's scope, a prefix, an id): a flat key hashes
     // and compares at once.
     const entry = map.get(flatString(key));
-    if (entry === undefined || !isExpired(entry, clock.now())) return entry;
+    if (entry === undefined || !isExpired(entry, now)) return entry;
     map.delete(key);
     return undefined;
   };
 
-  const expiryOf = (options: TransportStateWriteOptions | undefined): number | null => {
+  const expiryOf = (options: TransportStateWriteOptions | undefined, now: number): number | null => {
     const ttl = ttlMillis(options);
-    return ttl === null ? null : clock.now() + ttl;
+    return ttl === null ? null : now + ttl;
   };
 
   /**
@@ -75,22 +78,29 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
     return version;
   };
 
-  const read = (key: string): TransportStateRecord | null => {
-    const record = live(records, key);
+  const read = (key: string, now: number): TransportStateRecord | null => {
+    const record = live(records, key, now);
     return record === undefined ? null : { value: record.value, version: record.version };
   };
 
   return {
-    get: async (key) => read(key),
+    get: async (key) => read(key, clock.now()),
 
-    getMany: async (keys) => keys.map(read),
+    getMany: async (keys) => {
+      const now = clock.now();
+      return keys.map((key) => read(key, now));
+    },
 
-    set: async (key, value, options) => write(key, live(records, key), value, expiryOf(options)),
+    set: async (key, value, options) => {
+      const now = clock.now();
+      return write(key, live(records, key, now), value, expiryOf(options, now));
+    },
 
     compareAndSet: async (key, value, expectedVersion, options) => {
-      const current = live(records, key);
+      const now = clock.now();
+      const current = live(records, key, now);
       if ((current?.version ?? null) !== expectedVersion) return null;
-      return write(key, current, value, expiryOf(options));
+      return write(key, current, value, expiryOf(options, now));
     },
 
     delete: async (key) => {
@@ -99,8 +109,9 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
     },
 
     append: async (key, value, options) => {
-      const expiresAt = expiryOf(options);
-      const list = live(lists, key);
+      const now = clock.now();
+      const expiresAt = expiryOf(options, now);
+      const list = live(lists, key, now);
       if (list === undefined) lists.set(flatString(key), { entries: [flatString(value)], expiresAt });
       else {
         list.entries.push(flatString(value));
@@ -109,6 +120,6 @@ export function memoryTransportStateStore({ clock }: MemoryTransportStateStoreOp
       sweepLists();
     },
 
-    readList: async (key) => [...(live(lists, key)?.entries ?? [])],
+    readList: async (key) => [...(live(lists, key, clock.now())?.entries ?? [])],
   } satisfies TransportStateStore;
 }
