@@ -31,6 +31,7 @@ function ensureBuilt(): void {
   if (builtAt >= Math.max(...sources.map((source) => newest(join(root, source))))) return;
   console.log('dist/ is missing or older than the sources: building the package (npm run build).\n');
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8' });
+  if (build.error) throw new Error(`npm run build could not run: ${build.error.message}`);
   if (build.status !== 0) {
     throw new Error(`npm run build failed (exit ${build.status}):\n${build.stdout}${build.stderr}`);
   }
