@@ -4,19 +4,16 @@ import { statusJson } from '../request/status-body.js';
 import { formatIssues } from '../schemas/format-issues.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
 import { admitSend } from '../use-cases/admit-send.js';
-import { admitRequest } from '../use-cases/authenticate.js';
+import { admitWithExtras } from '../use-cases/authenticate.js';
 import { checkCallbackOfSend } from '../use-cases/check-callback-url.js';
-import { readStatus, requestIdPattern } from '../use-cases/read-status.js';
+import { requestIdPattern, shownRequest } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
 import { openApiDocument } from './openapi.js';
 import { parseJsonObject } from './parse-json-body.js';
 import { jsonResponse, jsonTextResponse } from './responses.js';
-import type { HttpRequest, Route } from './types.js';
+import type { Route } from './types.js';
 
 const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
-
-const admit = (context: CoreContext, request: HttpRequest) =>
-  admitRequest(context, request.headers['x-api-key'], request.clientAddress);
 
 /** The specification's endpoints (docs/http-api.md), and the OpenAPI document that describes them. */
 export function apiRoutes(context: CoreContext): Route[] {
@@ -80,10 +77,15 @@ export function apiRoutes(context: CoreContext): Route[] {
         // read is dropped unseen, and a malformed id is still refused only after the admission.
         const stored = requestIdPattern.test(requestId)
           ? context.storage.requests.getRequest(requestId)
-          : undefined;
+          : null;
         stored?.catch(() => undefined);
-        const principal = await admit(context, request);
-        return jsonTextResponse(200, statusJson(await readStatus(context, principal, requestId, stored)));
+        const { principal } = await admitWithExtras(
+          context,
+          request.headers['x-api-key'],
+          request.clientAddress,
+        );
+        const read = stored === null ? null : await stored;
+        return jsonTextResponse(200, statusJson(shownRequest(context, principal, requestId, read)));
       },
     },
     {

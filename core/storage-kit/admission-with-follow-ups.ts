@@ -26,39 +26,43 @@ export function admissionWithFollowUps(
   admission: AdmissionStore,
   { directory, idempotency, requests }: AdmissionFollowUps,
 ): AdmissionStore {
+  const admitWithFollowUps = async (request: AdmissionRequest): Promise<Admission> => {
+    const decided = await admission.admit(request);
+    if (decided.outcome !== 'admitted') return decided;
+    const { recipientEmails: emails, idempotency: claim, createRequest } = request;
+    const organizationId = decided.principal.organization.id;
+    const lookup = emails === undefined ? undefined : directory.findUsersByEmail(organizationId, emails);
+    const acquiring =
+      claim === undefined
+        ? undefined
+        : idempotency.acquire(
+            { organizationId, key: claim.key },
+            claim.fingerprint,
+            claim.sendId,
+            claim.timing,
+          );
+    // Most sends carry no key: one lookup is awaited alone, without a combined promise.
+    const [users, acquisition] =
+      acquiring === undefined ? [await lookup, undefined] : await Promise.all([lookup, acquiring]);
+    const created =
+      createRequest === undefined
+        ? undefined
+        : await createIfAllowed(requests, request, decided.principal, users, acquisition);
+    // Field by field: a spread followed by more fields takes V8's slow path (see `nextVersion`).
+    const admitted: Admission = { outcome: 'admitted', principal: decided.principal };
+    if (users !== undefined) admitted.users = users;
+    if (acquisition !== undefined) admitted.idempotency = acquisition;
+    if (created !== undefined) admitted.created = created;
+    return admitted;
+  };
   return {
-    async admit(request) {
-      const decided = await admission.admit(request);
-      const { recipientEmails: emails, idempotency: claim, createRequest } = request;
-      if (
-        decided.outcome !== 'admitted' ||
-        (emails === undefined && claim === undefined && createRequest === undefined)
-      )
-        return decided;
-      const organizationId = decided.principal.organization.id;
-      const lookup = emails === undefined ? undefined : directory.findUsersByEmail(organizationId, emails);
-      const acquiring =
-        claim === undefined
-          ? undefined
-          : idempotency.acquire(
-              { organizationId, key: claim.key },
-              claim.fingerprint,
-              claim.sendId,
-              claim.timing,
-            );
-      // Most sends carry no key: one lookup is awaited alone, without a combined promise.
-      const [users, acquisition] =
-        acquiring === undefined ? [await lookup, undefined] : await Promise.all([lookup, acquiring]);
-      const created =
-        createRequest === undefined
-          ? undefined
-          : await createIfAllowed(requests, request, decided.principal, users, acquisition);
-      // Field by field: a spread followed by more fields takes V8's slow path (see `nextVersion`).
-      const admitted: Admission = { outcome: 'admitted', principal: decided.principal };
-      if (users !== undefined) admitted.users = users;
-      if (acquisition !== undefined) admitted.idempotency = acquisition;
-      if (created !== undefined) admitted.created = created;
-      return admitted;
+    admit(request) {
+      // A request with nothing to follow (a status read) gets the decision's own promise, without a
+      // step of its own.
+      const { recipientEmails, idempotency: claim, createRequest } = request;
+      return recipientEmails === undefined && claim === undefined && createRequest === undefined
+        ? admission.admit(request)
+        : admitWithFollowUps(request);
     },
   };
 }

@@ -34,7 +34,7 @@ export interface SendAdmissionOptions {
 }
 
 /**
- * Admits a send (docs/http-api.md#post-apinotify) as `admitRequest` does, reading its body first so
+ * Admits a send (docs/http-api.md#post-apinotify) as `admitWithExtras` does, reading its body first so
  * that the admission looks its recipients up, and stores an interactive send's request, in the same
  * storage step. The order of checks stays what a caller sees (docs/behaviour.md#order-of-checks): a
  * refused body is answered only once the request is admitted, and a refused admission is answered

@@ -72,23 +72,12 @@ export interface AdmittedRequest {
 export type AdmissionExtras = Pick<AdmissionRequest, 'recipientEmails' | 'idempotency' | 'createRequest'>;
 
 /**
- * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency): authenticates it as {@link authenticate} does, then
- * takes one token from the key's bucket and one from the organization's, both or neither, refusing
- * with the specification's exact wording when either is empty. One storage step.
- */
-export async function admitRequest(
-  context: CoreContext,
-  apiKey: string | undefined,
-  clientAddress: string,
-): Promise<Principal> {
-  return (await admitWithExtras(context, apiKey, clientAddress)).principal;
-}
-
-/**
- * Admits an API request as {@link admitRequest} does and, once it is admitted, does the `extras` in
- * the same storage step: looks up the users of its organization whose normalized addresses are
- * `recipientEmails`, acquires its idempotency key and stores its interactive request (a send's: a
- * round trip fewer for each).
+ * Admits an API request (docs/behaviour.md#rate-limits, docs/behaviour.md#idempotency):
+ * authenticates it as {@link authenticate} does, then takes one token from the key's bucket and one
+ * from the organization's, both or neither, refusing with the specification's exact wording when
+ * either is empty. Once it is admitted, does the `extras` in the same storage step: looks up the
+ * users of its organization whose normalized addresses are `recipientEmails`, acquires its
+ * idempotency key and stores its interactive request (a send's: a round trip fewer for each).
  */
 export async function admitWithExtras(
   context: CoreContext,
