@@ -97,21 +97,21 @@ async function collectIterable(body: BodySource): Promise<Uint8Array[]> {
 
 /**
  * Reads a raw body, refusing it as soon as it grows past the limit rather than buffering all of it.
- * @throws NotifyError `payload_too_large`; IncompleteBodyError when the stream fails.
+ * Rejects with NotifyError `payload_too_large`, or IncompleteBodyError when the stream fails.
  */
-export async function readBody(
-  body: BodySource | null,
-  declaredLength: string | undefined,
-): Promise<Uint8Array> {
-  if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes) throw tooLarge();
-  if (!body) return new Uint8Array();
-  let chunks: Uint8Array[];
-  try {
-    chunks = await collect(body);
-  } catch (error) {
+export function readBody(body: BodySource | null, declaredLength: string | undefined): Promise<Uint8Array> {
+  if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes)
+    return Promise.reject(tooLarge());
+  if (!body) return Promise.resolve(new Uint8Array());
+  // Every send reads a body: its chunks are joined without an asynchronous step of their own.
+  return collect(body).then(joined, (error: unknown) => {
     if (isNotifyError(error)) throw error;
     throw new IncompleteBodyError(error);
-  }
+  });
+}
+
+/** The chunks of a body as one array of bytes: the only chunk itself, as a small body comes. */
+function joined(chunks: Uint8Array[]): Uint8Array {
   if (chunks.length === 1 && chunks[0]) return chunks[0];
   const all = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
   let offset = 0;

@@ -47,7 +47,7 @@ export interface SendAdmissionOptions {
  * Whoever gets `claimed` back must pass it to `sendIdempotently`, which ends the acquisition, and
  * `created` with it.
  */
-export async function admitSend(
+export function admitSend(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
@@ -61,38 +61,41 @@ export async function admitSend(
     body = { error };
   }
   if ('error' in body) {
-    await admitWithExtras(context, apiKey, clientAddress);
-    throw body.error;
+    const { error } = body;
+    return admitWithExtras(context, apiKey, clientAddress).then(() => {
+      throw error;
+    });
   }
-  const { input } = body;
-  const spellings = recipientSpellings(input.user_emails);
-  const recipientEmails = [...spellings.keys()];
-  const callbackUrl = input.response_request?.callback_url;
-  const claim =
-    idempotencyKey === undefined || (callbackUrl !== undefined && context.callbacks === null)
-      ? undefined
-      : idempotencyClaim(context, input, idempotencyKey);
-  const createRequest: RequestToCreate | undefined = storesInAdmission(context, input, mayStore)
-    ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
-    : undefined;
-  const {
-    principal,
-    users,
-    idempotency: acquisition,
-    created,
-  } = await admitWithExtras(context, apiKey, clientAddress, {
-    recipientEmails,
-    idempotency: claim,
-    createRequest,
-  });
-  // Field by field: a spread followed by more fields takes V8's slow path (see `nextVersion`).
-  const send: AdmittedSend = { principal, input };
-  if (users !== undefined) send.users = users;
-  if (claim !== undefined) send.claimed = { claim, acquisition };
-  if (created === true && createRequest !== undefined) {
-    send.created = admittedRequest(createRequest.request, principal);
+  try {
+    const { input } = body;
+    const spellings = recipientSpellings(input.user_emails);
+    const recipientEmails = [...spellings.keys()];
+    const callbackUrl = input.response_request?.callback_url;
+    const claim =
+      idempotencyKey === undefined || (callbackUrl !== undefined && context.callbacks === null)
+        ? undefined
+        : idempotencyClaim(context, input, idempotencyKey);
+    const createRequest: RequestToCreate | undefined = storesInAdmission(context, input, mayStore)
+      ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
+      : undefined;
+    return admitWithExtras(context, apiKey, clientAddress, {
+      recipientEmails,
+      idempotency: claim,
+      createRequest,
+    }).then(({ principal, users, idempotency: acquisition, created }) => {
+      // Field by field: a spread followed by more fields takes V8's slow path (see `nextVersion`).
+      const send: AdmittedSend = { principal, input };
+      if (users !== undefined) send.users = users;
+      if (claim !== undefined) send.claimed = { claim, acquisition };
+      if (created === true && createRequest !== undefined) {
+        send.created = admittedRequest(createRequest.request, principal);
+      }
+      return send;
+    });
+  } catch (error) {
+    // A failure before the admission is a rejection too: a caller waits on the promise alone.
+    return Promise.reject(error);
   }
-  return send;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { CoreContext } from '../context.js';
 import type { Principal, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
-import type { AdmissionRequest } from '../ports/admission-store.js';
+import type { Admission, AdmissionRequest } from '../ports/admission-store.js';
 import type { IdempotencyAcquisition } from '../ports/idempotency-store.js';
 import type { BucketSpec } from '../ports/rate-limit-store.js';
 import type { RateLimit } from '../rate-limit/settings.js';
@@ -79,7 +79,7 @@ export type AdmissionExtras = Pick<AdmissionRequest, 'recipientEmails' | 'idempo
  * users of its organization whose normalized addresses are `recipientEmails`, acquires its
  * idempotency key and stores its interactive request (a send's: a round trip fewer for each).
  */
-export async function admitWithExtras(
+export function admitWithExtras(
   context: CoreContext,
   apiKey: string | undefined,
   clientAddress: string,
@@ -95,7 +95,20 @@ export async function admitWithExtras(
   if (extras.recipientEmails !== undefined) request.recipientEmails = extras.recipientEmails;
   if (extras.idempotency !== undefined) request.idempotency = extras.idempotency;
   if (extras.createRequest !== undefined) request.createRequest = extras.createRequest;
-  const admission = await context.storage.admission.admit(request);
+  // Every API call is admitted: its decision is answered without an asynchronous step of its own.
+  let decided: Promise<Admission>;
+  try {
+    decided = context.storage.admission.admit(request);
+  } catch (error) {
+    // A store that threw rather than rejected still answers through the promise.
+    return Promise.reject(error);
+  }
+  return decided.then((admission) => admitted(context, apiKey, admission));
+}
+
+/** The admitted request of an admission's decision. @throws NotifyError when it refused the request. */
+function admitted(context: CoreContext, apiKey: string | undefined, admission: Admission): AdmittedRequest {
+  const { perKey, perOrganization } = context.rateLimits;
   switch (admission.outcome) {
     case 'blocked':
       throw blocked();
@@ -113,11 +126,11 @@ export async function admitWithExtras(
     case 'admitted': {
       touch(context, admission.principal);
       // Field by field rather than through spreads of empty objects: every API call is admitted.
-      const admitted: AdmittedRequest = { principal: admission.principal };
-      if (admission.users !== undefined) admitted.users = admission.users;
-      if (admission.idempotency !== undefined) admitted.idempotency = admission.idempotency;
-      if (admission.created !== undefined) admitted.created = admission.created;
-      return admitted;
+      const request: AdmittedRequest = { principal: admission.principal };
+      if (admission.users !== undefined) request.users = admission.users;
+      if (admission.idempotency !== undefined) request.idempotency = admission.idempotency;
+      if (admission.created !== undefined) request.created = admission.created;
+      return request;
     }
   }
 }

@@ -94,15 +94,35 @@ async function deliverCopy(
  * Delivers one copy per platform that reaches each recipient, skipping copies an earlier attempt
  * of the same send already delivered (so that a retry never notifies anyone twice).
  */
-export async function deliverCopies(
+export function deliverCopies(
   context: CoreContext,
-  { organization, sendId, resumed, recorded, ttlMs }: CopiesOfSend,
+  send: CopiesOfSend,
   recipients: readonly ResolvedRecipient[],
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<DeliveredCopies> {
+  // Only a resumed send can have copies out already; a fresh one saves the round trip, and the
+  // step of waiting for it.
+  try {
+    return send.resumed
+      ? context.storage.deliveries
+          .listDeliveries(send.sendId)
+          .then((earlier) => deliverAll(context, send, recipients, viewFor, earlier))
+      : deliverAll(context, send, recipients, viewFor, []);
+  } catch (error) {
+    // What failed at once fails the promise, as it would later.
+    return Promise.reject(error);
+  }
+}
+
+/** {@link deliverCopies} once the copies an earlier attempt delivered are known. */
+function deliverAll(
+  context: CoreContext,
+  { organization, sendId, recorded, ttlMs }: CopiesOfSend,
+  recipients: readonly ResolvedRecipient[],
+  viewFor: (recipientKey: string) => MessageView,
+  earlier: readonly DeliveryRecord[],
+): Promise<DeliveredCopies> {
   const { transports } = context;
-  // Only a resumed send can have copies out already; a fresh one saves the round trip.
-  const earlier = resumed ? await context.storage.deliveries.listDeliveries(sendId) : [];
   const delivered = new Set(earlier.map((d) => copyKey(d.recipient, d.platform)));
   const requestVersions: (number | null)[] = [];
   const copy: CopyToDeliver = {
@@ -126,7 +146,34 @@ export async function deliverCopies(
     }
     pendingOf.push(pending);
   }
-  const outcomes = attempts.length === 1 ? [await attempts[0]!] : await Promise.all(attempts);
+  // A single copy (the usual plain send) is waited for alone, without a combined promise.
+  const settled: Promise<CopyOutcome | CopyOutcome[]> =
+    attempts.length === 1 ? attempts[0]! : Promise.all(attempts);
+  return settled.then((outcomes) => ({
+    unreached: unreachedOf(
+      context,
+      sendId,
+      recipients,
+      pendingOf,
+      Array.isArray(outcomes) ? outcomes : [outcomes],
+    ),
+    requestVersions,
+  }));
+}
+
+/**
+ * The recipients no copy reached, from the outcomes of their copies in turn (`pendingOf` of each),
+ * each failure logged.
+ * @throws NotifyError `unavailable` when the store failed rather than the platform.
+ */
+function unreachedOf(
+  context: CoreContext,
+  sendId: string,
+  recipients: readonly ResolvedRecipient[],
+  pendingOf: readonly number[],
+  outcomes: readonly CopyOutcome[],
+): ResolvedRecipient[] {
+  const { transports } = context;
   const unreached: ResolvedRecipient[] = [];
   let next = 0;
   recipients.forEach((recipient, index) => {
@@ -153,7 +200,7 @@ export async function deliverCopies(
     }
     if (failed) unreached.push(recipient);
   });
-  return { unreached, requestVersions };
+  return unreached;
 }
 
 /** Brings one delivered copy to `view`; answers false when the platform failed (it is logged). */

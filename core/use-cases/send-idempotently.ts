@@ -65,32 +65,53 @@ export interface SendPreparation {
  * byte for byte; a repeat while it runs is refused with 409; a repeat of a send that failed
  * resumes it, delivering only what was not delivered.
  */
-export async function sendIdempotently(
+export function sendIdempotently(
   context: CoreContext,
   principal: Principal,
   input: NotifyRequest,
   idempotencyKey: string | undefined,
-  { found, claimed, created }: SendPreparation = {},
+  preparation: SendPreparation = {},
 ): Promise<SendResponse> {
   // Needs only the organization, so it runs alongside the idempotency lookup. A replay or a refusal
   // of the key drops it unread; an unknown address is answered (and stored as the key's 422) only
   // once the key is acquired, as when the lookup followed the acquisition.
+  const { found, created } = preparation;
   const lookup =
     found === undefined ? resolveRecipients(context, principal.organization.id, input.user_emails) : null;
   lookup?.catch(() => undefined);
   // Users found already are matched when wanted, without a step of their own: an unknown address
   // throws there, in its turn.
-  const matchFound = (): ResolvedRecipient[] =>
-    matchRecipients(recipientSpellings(input.user_emails), found ?? []);
-  if (idempotencyKey === undefined) {
-    const sent = await sendNotification(context, principal, input, lookup ? await lookup : matchFound(), {
+  const recipients = (): Promise<ResolvedRecipient[]> | ResolvedRecipient[] =>
+    lookup ?? matchRecipients(recipientSpellings(input.user_emails), found ?? []);
+  if (idempotencyKey !== undefined) {
+    return sendOnce(context, principal, input, idempotencyKey, preparation, recipients);
+  }
+  // Without a key, the send's answer is its own promise's, without a step of its own.
+  const send = (resolved: ResolvedRecipient[]) =>
+    sendNotification(context, principal, input, resolved, {
       sendId: created?.id ?? newSendId(context, input),
       resumed: false,
       resumable: false,
       ...(created === undefined ? {} : { created }),
-    });
-    return sendResponse(answer(200, sent), false);
+    }).then((sent) => sendResponse(answer(200, sent), false));
+  try {
+    const resolved = recipients();
+    return resolved instanceof Promise ? resolved.then(send) : send(resolved);
+  } catch (error) {
+    // An unknown address, as a rejection: the send's promise is its only answer.
+    return Promise.reject(error);
   }
+}
+
+/** {@link sendIdempotently} with a key: acquired, then sent or replayed or refused. */
+async function sendOnce(
+  context: CoreContext,
+  principal: Principal,
+  input: NotifyRequest,
+  idempotencyKey: string,
+  { claimed, created }: SendPreparation,
+  recipients: () => Promise<ResolvedRecipient[]> | ResolvedRecipient[],
+): Promise<SendResponse> {
   const scope: IdempotencyScope = { organizationId: principal.organization.id, key: idempotencyKey };
   const store = context.storage.idempotency;
   const claim = claimed?.claim ?? idempotencyClaim(context, input, idempotencyKey);
@@ -114,15 +135,22 @@ export async function sendIdempotently(
   }
   let response: StoredResponse;
   try {
+    const resolved = recipients();
     response = answer(
       200,
-      await sendNotification(context, principal, input, lookup ? await lookup : matchFound(), {
-        sendId: acquired.sendId,
-        // The store answers the proposed id unless an earlier attempt of the key holds another.
-        resumed: acquired.sendId !== sendId,
-        resumable: true,
-        ...(created?.id === acquired.sendId ? { created } : {}),
-      }),
+      await sendNotification(
+        context,
+        principal,
+        input,
+        resolved instanceof Promise ? await resolved : resolved,
+        {
+          sendId: acquired.sendId,
+          // The store answers the proposed id unless an earlier attempt of the key holds another.
+          resumed: acquired.sendId !== sendId,
+          resumable: true,
+          ...(created?.id === acquired.sendId ? { created } : {}),
+        },
+      ),
     );
   } catch (error) {
     if (!isNotifyError(error, 'unprocessable')) {

@@ -48,7 +48,8 @@ export function sendNotification(
     : sendPlain(context, principal, input.message, recipients, attempt);
 }
 
-async function sendPlain(
+/** A plain send: its copies delivered, as one step that answers once they are. */
+function sendPlain(
   context: CoreContext,
   principal: Principal,
   message: string,
@@ -57,7 +58,7 @@ async function sendPlain(
 ): Promise<NotificationSent> {
   const { sendId, resumed, resumable } = attempt;
   const view = plainView(sendId, message);
-  const { unreached } = await deliverCopies(
+  return deliverCopies(
     context,
     {
       organization: principal.organization,
@@ -68,9 +69,10 @@ async function sendPlain(
     },
     recipients,
     () => view,
-  );
-  throwIfFailed(unreached);
-  return { status: 'ok', notification_id: sendId };
+  ).then(({ unreached }) => {
+    throwIfFailed(unreached);
+    return { status: 'ok', notification_id: sendId };
+  });
 }
 
 async function sendInteractive(

@@ -7,9 +7,12 @@ import { NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/index.js';
 import { silentLogger } from '../../core/ports/logger.js';
 import { defaultRateLimits } from '../../core/rate-limit/settings.js';
+import { plainView } from '../../core/request/message-view.js';
 import type { NotifyRequest } from '../../core/schemas/notify-request.js';
 import { randomIds } from '../../core/security/random-id.js';
 import { admitSend } from '../../core/use-cases/admit-send.js';
+import { admitWithExtras } from '../../core/use-cases/authenticate.js';
+import { deliverCopies } from '../../core/use-cases/deliver-copies.js';
 import { sendIdempotently } from '../../core/use-cases/send-idempotently.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
@@ -105,5 +108,27 @@ describe('admitSend', () => {
     );
     expect(await codeOf(admitSend(context, testKeys.alice, '127.0.0.1', refusedBody))).toBe('rate_limited');
     expect(await codeOf(admitSend(context, testKeys.bob, '127.0.0.1', () => input))).toBe('admitted');
+  });
+});
+
+describe('the steps of a send without an async function of their own', () => {
+  it('answers a store that throws instead of rejecting through its promise, as an async step would', async () => {
+    const { storage } = await seededStorage();
+    const broken = new Error('the store threw at once');
+    const fail = () => {
+      throw broken;
+    };
+    const context = plainSendContext({
+      ...storage,
+      admission: { admit: fail },
+      deliveries: { ...storage.deliveries, listDeliveries: fail },
+    });
+    // Calling them must not throw: a caller learns of the failure from the promise alone.
+    const admission = admitWithExtras(context, testKeys.alice, '127.0.0.1');
+    await expect(admission).rejects.toBe(broken);
+    const organization = { id: 'acme', name: 'Acme Inc' };
+    const send = { organization, sendId: 'notif_1', resumed: true, recorded: true };
+    const delivery = deliverCopies(context, send, [], () => plainView('notif_1', 'Deploy done'));
+    await expect(delivery).rejects.toBe(broken);
   });
 });
