@@ -1,6 +1,7 @@
 import type { Principal } from '../domain/directory.js';
 import {
   type Admission,
+  type AdmissionRequest,
   type AdmissionStore,
   apiKeyBucketKey,
   organizationBucketKey,
@@ -18,8 +19,14 @@ export interface AdmissionParts {
   take(buckets: readonly BucketSpec[], count: number): Eventually<number | null>;
 }
 
-const then = <T, R>(value: Eventually<T>, next: (resolved: T) => Eventually<R>): Eventually<R> =>
-  value instanceof Promise ? value.then(next) : next(value);
+/** The decision on a key that names no principal, or a revoked one: by the failed-authentication bucket. */
+const refusal = (short: number | null): Admission => ({ outcome: short === null ? 'rejected' : 'blocked' });
+
+/** The decision on a valid key: by its bucket and its organization's (0: the key's was short). */
+const verdict = (principal: Principal, short: number | null): Admission =>
+  short === null
+    ? { outcome: 'admitted', principal }
+    : { outcome: 'limited', by: short === 0 ? 'key' : 'organization', principal };
 
 /**
  * An {@link AdmissionStore} composed of a directory lookup and a rate-limit take, for backends
@@ -28,37 +35,46 @@ const then = <T, R>(value: Eventually<T>, next: (resolved: T) => Eventually<R>):
  * (MongoDB) it is two or three round trips, and a key revoked between them is admitted once.
  */
 export function composedAdmission(parts: AdmissionParts): AdmissionStore {
-  const decide = ({
-    digest,
-    failedAuth,
-    perKey,
-    perOrganization,
-  }: Parameters<AdmissionStore['admit']>[0]): Eventually<Admission> =>
-    then(digest === null ? null : parts.findPrincipal(digest), (principal): Eventually<Admission> => {
-      if (principal === null || principal.apiKey.revokedAt !== null) {
-        return then(parts.take([failedAuth], 1), (short) => ({
-          outcome: short === null ? 'rejected' : 'blocked',
-        }));
-      }
-      const buckets: BucketSpec[] = [
-        {
-          key: apiKeyBucketKey(principal.apiKey.id),
-          capacity: perKey.capacity,
-          refillPerSecond: perKey.refillPerSecond,
-        },
-        {
-          key: organizationBucketKey(principal.organization.id),
-          capacity: perOrganization.capacity,
-          refillPerSecond: perOrganization.refillPerSecond,
-        },
-      ];
-      return then(parts.take(buckets, 1), (short) =>
-        short === null
-          ? { outcome: 'admitted', principal }
-          : { outcome: 'limited', by: short === 0 ? 'key' : 'organization', principal },
-      );
-    });
+  // Each step goes on at once when its part answered synchronously (memory), without a closure or
+  // a promise of its own: every API call is admitted.
+  const decideFor = (
+    { failedAuth, perKey, perOrganization }: AdmissionRequest,
+    principal: Principal | null,
+  ): Eventually<Admission> => {
+    if (principal === null || principal.apiKey.revokedAt !== null) {
+      const short = parts.take([failedAuth], 1);
+      return short instanceof Promise ? short.then(refusal) : refusal(short);
+    }
+    const buckets: BucketSpec[] = [
+      {
+        key: apiKeyBucketKey(principal.apiKey.id),
+        capacity: perKey.capacity,
+        refillPerSecond: perKey.refillPerSecond,
+      },
+      {
+        key: organizationBucketKey(principal.organization.id),
+        capacity: perOrganization.capacity,
+        refillPerSecond: perOrganization.refillPerSecond,
+      },
+    ];
+    const short = parts.take(buckets, 1);
+    return short instanceof Promise
+      ? short.then((taken) => verdict(principal, taken))
+      : verdict(principal, short);
+  };
   return {
-    admit: async (request) => decide(request),
+    admit(request) {
+      try {
+        const found = request.digest === null ? null : parts.findPrincipal(request.digest);
+        const decision =
+          found instanceof Promise
+            ? found.then((principal) => decideFor(request, principal))
+            : decideFor(request, found);
+        return decision instanceof Promise ? decision : Promise.resolve(decision);
+      } catch (error) {
+        // A part that threw rather than rejected still answers through the promise.
+        return Promise.reject(error);
+      }
+    },
   };
 }
