@@ -16,9 +16,10 @@ export interface IncomingHttpRequest {
   /** Path and query exactly as received (`req.url`), relative to where the handler is mounted. */
   url: string;
   /**
-   * Header values by name. Pass Node's `req.headersDistinct`, where a header sent twice is a list of
-   * two: `req.headers` joins most repeated headers into one value, so that the handler could not
-   * refuse two `X-API-Key` or `Idempotency-Key` headers.
+   * The headers. Pass Node's `req.rawHeaders`, which keeps every line as sent (or values by name
+   * with a list for a header sent twice, as `req.headersDistinct` has them): `req.headers` joins
+   * most repeated headers into one value, so that the handler could not refuse two `X-API-Key` or
+   * `Idempotency-Key` headers.
    */
   headers: IncomingHeaders;
   /** The raw body stream (a Node request is one), or null when there is none. */

@@ -1,7 +1,13 @@
 import { NotifyError } from '../errors.js';
 
-/** Header values by lower-case name; a list holds the values of a header sent more than once. */
-export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+/** Header values by name; a list holds the values of a header sent more than once. */
+export type HeaderRecord = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * The headers of a request: Node's `req.rawHeaders` (names as sent and values in turn, every line
+ * kept), or values by name such as `req.headersDistinct`.
+ */
+export type IncomingHeaders = readonly string[] | HeaderRecord;
 
 /**
  * Headers that a request may carry once only, by lower-case name, with the spelling errors use.
@@ -13,29 +19,57 @@ const singleValued: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Adds more lines of header `lower` to `flat`, which may hold the value `known` of it already.
+ * Values are checked to be strings: a name such as `constructor` reads an object's own members.
+ */
+function addLines(
+  flat: Record<string, string | undefined>,
+  lower: string,
+  known: string | undefined,
+  values: readonly string[],
+): void {
+  const all = known === undefined ? values : [known, ...values];
+  const spelling = singleValued[lower];
+  if (typeof spelling === 'string' && all.length > 1) {
+    throw new NotifyError('invalid_request', `${spelling}: must be sent once, not ${all.length} times`);
+  }
+  flat[lower] = all.length === 1 ? all[0] : all.join(', ');
+}
+
+/**
  * One value per header, by lower-case name: the values of a repeated header joined with `, ` (the
- * list syntax of HTTP), except for the single-valued headers, whose repetition is refused.
+ * list syntax of HTTP), except for the single-valued headers, whose repetition is refused. From the
+ * raw list, in one pass: a third of the work of Node's `headersDistinct` and a pass over it.
  * @throws NotifyError `invalid_request` when a single-valued header is repeated.
  */
 export function flattenHeaders(headers: IncomingHeaders): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
+  if (isRawList(headers)) {
+    for (let index = 0; index + 1 < headers.length; index += 2) {
+      const name = headers[index];
+      const value = headers[index + 1];
+      if (name === undefined || value === undefined) continue;
+      const lower = name.toLowerCase();
+      const known = flat[lower];
+      if (typeof known === 'string') addLines(flat, lower, known, [value]);
+      else flat[lower] = value;
+    }
+    return flat;
+  }
   for (const name of Object.keys(headers)) {
     const value = headers[name];
     if (value === undefined) continue;
-    const lower = name.toLowerCase();
     // Node's names are lower case already; another caller's may meet under one name only here.
+    const lower = name.toLowerCase();
     const known = flat[lower];
-    if (typeof value === 'string' && known === undefined) {
+    if (typeof value === 'string' && typeof known !== 'string') {
       flat[lower] = value;
       continue;
     }
     const values = typeof value === 'string' ? [value] : value;
-    const all = known === undefined ? values : [known, ...values];
-    const spelling = singleValued[lower];
-    if (spelling !== undefined && all.length > 1) {
-      throw new NotifyError('invalid_request', `${spelling}: must be sent once, not ${all.length} times`);
-    }
-    flat[lower] = all.length === 1 ? all[0] : all.join(', ');
+    addLines(flat, lower, typeof known === 'string' ? known : undefined, values);
   }
   return flat;
 }
+
+const isRawList = (headers: IncomingHeaders): headers is readonly string[] => Array.isArray(headers);

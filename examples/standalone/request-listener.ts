@@ -60,7 +60,7 @@ export function requestListener(readiness: Readiness, logger: Logger): RequestLi
     firstAnswer(handlers, {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      headers: req.headersDistinct,
+      headers: req.rawHeaders,
       body: req,
       clientAddress: req.socket.remoteAddress ?? '',
     }).then(

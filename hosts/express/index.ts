@@ -22,7 +22,7 @@ export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
       .handle({
         method: req.method,
         url: req.url,
-        headers: req.headersDistinct,
+        headers: req.rawHeaders,
         body: req,
         bodyConsumed: req.body !== undefined || req.readableEnded,
         clientAddress: req.socket.remoteAddress ?? '',

@@ -28,7 +28,7 @@ export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOption
     const response = await notifier.handle({
       method: ctx.method,
       url: rest.startsWith('/') ? rest : `/${rest}`,
-      headers: ctx.req.headersDistinct,
+      headers: ctx.req.rawHeaders,
       body: ctx.req,
       bodyConsumed: (ctx.request as { body?: unknown }).body !== undefined || ctx.req.readableEnded,
       clientAddress: ctx.req.socket.remoteAddress ?? '',

@@ -65,6 +65,13 @@ describe.each(hostKinds)('lenient inputs are refused (%s)', (kind) => {
       expect(await inbox(host, 'bob@acme.test')).toEqual([]);
     });
 
+    it("serves a send whose headers are named like an object's members, as any unknown header", async () => {
+      const named = { constructor: '1', toString: '2', hasOwnProperty: '3', ['__proto__']: '4' };
+      expectOk(await sendWith(named));
+      expectOk(await sendWith({ ...named, 'idempotency-key': 'deploy-1' }));
+      expect(await inbox(host, 'bob@acme.test')).toHaveLength(2);
+    });
+
     it('still accepts a single Idempotency-Key that contains a comma', async () => {
       expectOk(await sendWith({ 'idempotency-key': 'deploy-1, deploy-2' }));
     });
