@@ -85,7 +85,7 @@ export type {
   TransportStateWriteOptions,
 } from './ports/transport-state-store.js';
 export type { BucketState } from './rate-limit/token-bucket.js';
-export { fullAt, takeTokens } from './rate-limit/token-bucket.js';
+export { fullAt, refill, takeTokens } from './rate-limit/token-bucket.js';
 export { signCallback } from './schemas/callback-signature.js';
 export { limits, longestOpenMs } from './schemas/notify-request.js';
 export { boundedText, strictObject } from './schemas/text-rules.js';

@@ -773,6 +773,16 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.rateLimits.take([bucket], 0)).toBe(0);
       });
 
+      it('charges a bucket named twice twice, each check seeing the earlier charge', async () => {
+        const bucket = slow(3);
+        expect(await storage.rateLimits.take([bucket, bucket], 1)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 1)).toBeNull();
+        expect(await storage.rateLimits.take([bucket], 1)).toBe(0);
+        const single = slow(1);
+        expect(await storage.rateLimits.take([single, single], 1)).toBe(1);
+        expect(await storage.rateLimits.take([single], 1)).toBeNull();
+      });
+
       it('passes with no buckets at all', async () => {
         expect(await storage.rateLimits.take([], 1)).toBeNull();
       });
