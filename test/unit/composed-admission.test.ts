@@ -85,6 +85,37 @@ describe.each(['sync', 'async'] as const)('composedAdmission with parts that ans
     expect(await composedAdmission(exhausted).admit(request('unknown'))).toEqual({ outcome: 'blocked' });
   });
 
+  it('charges each request at its own rates, in the organization its key belongs to then', async () => {
+    const charged: BucketSpec[][] = [];
+    let owner = principal;
+    const store = composedAdmission({
+      ...parts(mode),
+      findPrincipal: () => owner,
+      take: (buckets: readonly BucketSpec[]) => {
+        charged.push(buckets.map((bucket) => ({ ...bucket })));
+        return null;
+      },
+    });
+    await store.admit(request('valid'));
+    await store.admit({ ...request('valid'), perKey: { capacity: 3, refillPerSecond: 1 } });
+    owner = { ...principal, organization: { id: 'globex', name: 'Globex' } };
+    await store.admit(request('valid'));
+    expect(charged).toEqual([
+      [
+        { key: 'key:key_1', capacity: 10, refillPerSecond: 2 },
+        { key: 'org:acme', capacity: 50, refillPerSecond: 5 },
+      ],
+      [
+        { key: 'key:key_1', capacity: 3, refillPerSecond: 1 },
+        { key: 'org:acme', capacity: 50, refillPerSecond: 5 },
+      ],
+      [
+        { key: 'key:key_1', capacity: 10, refillPerSecond: 2 },
+        { key: 'org:globex', capacity: 50, refillPerSecond: 5 },
+      ],
+    ]);
+  });
+
   it('answers a part that throws instead of answering through the promise, as an async step would', async () => {
     const broken = new Error('the directory threw at once');
     const store = composedAdmission({
