@@ -41,9 +41,12 @@ export function admissionWithFollowUps(
             claim.sendId,
             claim.timing,
           );
-    // Most sends carry no key: one lookup is awaited alone, without a combined promise.
-    const [users, acquisition] =
-      acquiring === undefined ? [await lookup, undefined] : await Promise.all([lookup, acquiring]);
+    // Most sends carry no key: one lookup is awaited alone, without a combined promise (or an array
+    // to destructure, which goes through its iterator).
+    let users: User[] | undefined;
+    let acquisition: IdempotencyAcquisition | undefined;
+    if (acquiring === undefined) users = await lookup;
+    else [users, acquisition] = await Promise.all([lookup, acquiring]);
     const created =
       createRequest === undefined
         ? undefined

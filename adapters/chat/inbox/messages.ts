@@ -360,11 +360,15 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
       // A copy of a plain send never has a record of its own (there is no choice to make): only its
       // send's is read.
-      const [created, , [kept, own = null]] = await Promise.all([
+      // Read by index: destructuring an array goes through its iterator, an object per element.
+      const answers = await Promise.all([
         state.compareAndSet(key, sendRecord(delivery, shown), null, options),
         state.append(list.key, delivery.sendId, list.options),
         state.getMany(delivery.kind === 'interactive' ? [key, copyKey(copy)] : [key]),
       ]);
+      const created = answers[0];
+      const kept = answers[2][0];
+      const own = answers[2][1] ?? null;
       if (created !== null || (kept && (own ? own.value === shown : sendShows(kept.value, shown)))) return;
       // This copy's view differs from the send's shared one (a delivery tried again after the
       // request changed), or a store that runs the read before the write answered nothing.
