@@ -150,5 +150,38 @@ for (const [name, count, measure] of runs) {
   for (const [fn, share] of summary.functions.slice(0, 15)) console.log(`  ${percent(share)}  ${fn}`);
   console.log('');
 }
+
+/**
+ * What dominated before the performance work, as this benchmark measured it then (commit `b38d9f5`,
+ * on that round's machine; docs/performance-history.md): recorded, not measured in this run, so
+ * that the report says what dominated before beside what dominates now.
+ */
+const before: Record<string, { microseconds: number; dominated: string }> = {
+  'fire-and-forget send, 1 recipient': {
+    microseconds: 73,
+    dominated:
+      'line-index table allocation 12%, garbage collection 11%, inbox write 5%, router 4%, id generation 3%',
+  },
+  'status read': {
+    microseconds: 11.5,
+    dominated:
+      'router 12%, ipaddr.js parsing the socket address 9% (by area), JSON answer 8%, garbage collection 8%, SHA-256 of the key 7%',
+  },
+};
+console.log(
+  "What dominated before the performance work (commit b38d9f5, recorded on that round's machine) and now\n" +
+    '(this run; self time by function, areas in the lists above):',
+);
+for (const [name, then] of Object.entries(before)) {
+  const now = figures[name];
+  if (!now) continue;
+  const top = now.functions
+    .slice(0, 5)
+    .map(([fn, share]) => `${fn} ${(share * 100).toFixed(0)}%`)
+    .join(', ');
+  console.log(
+    `  ${name}\n    before: ${then.microseconds} µs; ${then.dominated}\n    now:    ${now.microseconds.toFixed(1)} µs; ${top}`,
+  );
+}
 saveFigures(figures);
 await notifier.stop();
