@@ -15,6 +15,9 @@ import type { Route } from './types.js';
 
 const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
 
+/** The header of an answer replayed from its `Idempotency-Key`. */
+const replayedHeader = { 'idempotent-replayed': 'true' } as const;
+
 /** Marks a promise's rejection as seen, made once rather than per status read. */
 const ignored = (): undefined => undefined;
 
@@ -61,14 +64,11 @@ export function apiRoutes(context: CoreContext): Route[] {
           claimed,
           created,
         });
-        return {
-          status: response.status,
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            ...(response.replayed ? { 'idempotent-replayed': 'true' } : {}),
-          },
-          body: response.body,
-        };
+        return jsonTextResponse(
+          response.status,
+          response.body,
+          response.replayed ? replayedHeader : undefined,
+        );
       },
     },
     {
