@@ -100,14 +100,21 @@ async function listen(factory: AppFactory): Promise<{ url: string; server: Serve
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** Requests per second and p99 latency of one path. */
+/** Requests per second, p99 latency and CPU per request of one path. */
 interface Load {
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
+  /**
+   * This process's CPU time (user and system, every thread) per request answered, load generator
+   * included: what the app costs per request. Unlike requests a second, it leaves out the time the
+   * process waited for a processor that a busy machine gave to others.
+   */
+  cpuMicroseconds: number;
 }
 
 async function load(url: string, path: 'send' | 'status', statusPath: string): Promise<Load> {
+  const cpuBefore = process.cpuUsage();
   const result = await autocannon({
     url: `${url}${path === 'send' ? '/api/notify' : statusPath}`,
     connections,
@@ -121,10 +128,12 @@ async function load(url: string, path: 'send' | 'status', statusPath: string): P
         }
       : { method: 'GET', headers: { 'x-api-key': testKeys.alice } }),
   });
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     requestsPerSecond: (result.requests.average * 1000) / sampleMs,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    cpuMicroseconds: (cpu.user + cpu.system) / Math.max(1, result.requests.total),
   };
 }
 
@@ -142,7 +151,7 @@ async function notifierOn(
 }
 
 const row = (name: string, measured: Load, against?: Load): string =>
-  `${name.padEnd(44)} ${measured.requestsPerSecond.toFixed(0).padStart(8)} req/s  p99 ${String(measured.p99Ms).padStart(4)} ms${
+  `${name.padEnd(44)} ${measured.requestsPerSecond.toFixed(0).padStart(8)} req/s  p99 ${String(measured.p99Ms).padStart(4)} ms  ${measured.cpuMicroseconds.toFixed(1).padStart(5)} µs CPU${
     against
       ? `  ${(measured.requestsPerSecond / against.requestsPerSecond).toFixed(2).padStart(5)} of ${'bare'}`
       : ''
@@ -151,7 +160,7 @@ const row = (name: string, measured: Load, against?: Load): string =>
 console.log(
   `autocannon in this process, ${connections} connections, ${seconds} s per run; the bare and the library app\n` +
     `alternate ${rounds} times per path and the round with the median share is shown (shares of every round\n` +
-    'in brackets).\n',
+    "in brackets). µs CPU: the process's CPU time per request answered, the load generator's included.\n",
 );
 const figures: Record<string, Record<string, Load | number>> = {};
 const memory = await notifierOn(memoryStorage());
