@@ -153,7 +153,7 @@ async function notifierOn(
 const row = (name: string, measured: Load, against?: Load): string =>
   `${name.padEnd(44)} ${measured.requestsPerSecond.toFixed(0).padStart(8)} req/s  p99 ${String(measured.p99Ms).padStart(4)} ms  ${measured.cpuMicroseconds.toFixed(1).padStart(5)} µs CPU${
     against
-      ? `  ${(measured.requestsPerSecond / against.requestsPerSecond).toFixed(2).padStart(5)} of ${'bare'}`
+      ? `  ${(measured.requestsPerSecond / against.requestsPerSecond).toFixed(2).padStart(5)} of bare`
       : ''
   }${measured.non2xx > 0 ? `  (${measured.non2xx} non-2xx!)` : ''}`;
 

@@ -174,7 +174,8 @@ console.log(
 );
 for (const [name, then] of Object.entries(before)) {
   const now = figures[name];
-  if (!now) continue;
+  // A run renamed without its record here would drop the comparison from the report unseen.
+  if (!now) throw new Error(`no run named "${name}" to set beside what dominated before`);
   const top = now.functions
     .slice(0, 5)
     .map(([fn, share]) => `${fn} ${(share * 100).toFixed(0)}%`)
