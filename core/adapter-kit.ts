@@ -87,6 +87,7 @@ export type {
 export type { BucketState } from './rate-limit/token-bucket.js';
 export { fullAt, refill, takeTokens } from './rate-limit/token-bucket.js';
 export { signCallback } from './schemas/callback-signature.js';
+export { emailAddress } from './schemas/email-address.js';
 export { limits, longestOpenMs } from './schemas/notify-request.js';
 export { boundedText, strictObject } from './schemas/text-rules.js';
 export { randomBase62 } from './security/random-id.js';

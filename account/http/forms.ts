@@ -20,7 +20,7 @@ export function jsonObject(contentType: string | undefined, body: Uint8Array): R
     throw new NotifyError('invalid_request', 'Request body could not be parsed as JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new NotifyError('invalid_request', 'Request body must be a JSON object');
+    throw new NotifyError('invalid_request', 'Request body could not be parsed: it must be a JSON object');
   }
   return value as Record<string, unknown>;
 }

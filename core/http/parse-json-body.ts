@@ -16,7 +16,7 @@ export function parseJsonObject(request: HttpRequest): Record<string, unknown> {
     throw new NotifyError('invalid_request', 'Request body could not be parsed as JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new NotifyError('invalid_request', 'Request body must be a JSON object');
+    throw new NotifyError('invalid_request', 'Request body could not be parsed: it must be a JSON object');
   }
   return value as Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailAddress } from './email-address.js';
 import {
   boundedArray,
   boundedNumber,
@@ -27,7 +28,7 @@ export const longestOpenMs = limits.maxTimeoutMinutes * 60_000;
 const email = z
   .string({ error: typeMessage('a string') })
   .trim()
-  .pipe(z.email({ error: 'must be a valid email address' }))
+  .pipe(emailAddress('must be a valid email address'))
   .meta({ format: 'email' });
 
 /** A response button (docs/http-api.md#request-body). */

@@ -21,7 +21,17 @@ export const isBlank = (value: string): boolean => invisible.test(value);
 const typeMessage = (expected: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? 'is required' : `must be ${expected}`;
 
-/** A string of `min` to `max` code points; JSON Schema counts code points too, so the bounds are exact there. */
+/**
+ * A half of a surrogate pair without the other (JSON's `"\udc00"`): no character at all. UTF-8 cannot
+ * hold one, so where text travels as UTF-8 (MongoDB's strings, the chat platforms' messages) it would
+ * silently become U+FFFD or be refused.
+ */
+const unpairedSurrogate = /[\uD800-\uDFFF]/u;
+
+/**
+ * A string of `min` to `max` code points, each a character (no unpaired surrogate); JSON Schema
+ * counts code points too, so the bounds are exact there.
+ */
 export const boundedText = (min: number, max: number) =>
   z
     .string({ error: typeMessage('a string') })
@@ -31,6 +41,10 @@ export const boundedText = (min: number, max: number) =>
         return length >= min && length <= max;
       },
       min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`,
+    )
+    .refine(
+      (value) => !unpairedSurrogate.test(value),
+      'must be Unicode text: it holds half of a surrogate pair (e.g. "\\udc00") without the other',
     )
     .meta({ minLength: min, maxLength: max });
 

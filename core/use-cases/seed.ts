@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
+import { emailAddress } from '../schemas/email-address.js';
 import { storeApiKey } from './api-keys.js';
 
 const seedKeySchema = z.strictObject({ label: z.string().min(1), key: z.string().min(16) });
 const seedUserSchema = z.strictObject({
-  email: z.email(),
+  email: emailAddress(),
   name: z.string().min(1),
   role: z.enum(['admin', 'member']).default('member'),
   /** Sign-in password for the account pages of the embedding application; not used by the API. */

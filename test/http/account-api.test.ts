@@ -277,5 +277,10 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
       'owner: unknown field',
     );
     expectError(await post(app, alice, '/account/api/keys', { label: 7 }), 400, 'label: must be a string');
+    expectError(
+      await post(app, alice, '/account/api/keys', ['label']),
+      400,
+      'Request body could not be parsed: it must be a JSON object',
+    );
   });
 });

@@ -52,8 +52,8 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
       ['a number', '42'],
       ['null', 'null'],
       ['a boolean', 'true'],
-    ])('refuses %s (not an object)', async (_name, raw) => {
-      expectError(await send(host, null, { raw }), 400, /pars|object/i);
+    ])('refuses %s (not an object), saying the body could not be parsed', async (_name, raw) => {
+      expectError(await send(host, null, { raw }), 400, /could not be parsed: it must be a JSON object/);
     });
 
     it('refuses a number too large to be finite (1e400) as timeout_minutes', async () => {
@@ -226,6 +226,9 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
       'bob@acme test',
       '',
       '   ',
+      `${'b'.repeat(65)}@acme.test`,
+      `bob@${'a'.repeat(64)}.test`,
+      `bob@${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(56)].join('.')}.te`,
     ])('refuses the malformed address %j with 400 (not 422)', async (address) => {
       expectError(
         await send(host, plainBody({ user_emails: ['bob@acme.test', address] })),
@@ -233,6 +236,62 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
         /(^|; )user_emails(\[1\]|\.1)?: /,
       );
       expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+    });
+
+    it('takes addresses at the lengths RFC 5321 allows as well-formed: unknown ones get 422', async () => {
+      const longest = [
+        `${'b'.repeat(64)}@acme.test`,
+        `bob@${'a'.repeat(63)}.test`,
+        `bob@${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(55)].join('.')}.te`,
+      ];
+      expect(longest[2]).toHaveLength(254);
+      expectError(
+        await send(host, plainBody({ user_emails: ['bob@acme.test', ...longest] })),
+        422,
+        `Unknown user emails: ${longest.join(', ')}`,
+      );
+    });
+
+    it.each([
+      ['message', interactiveBody({ message: 'Deploy \udc00 now?' })],
+      ['external_reference_id', interactiveBody({ external_reference_id: 'deploy-\ud800' })],
+      [
+        'response_request.options[0].text',
+        interactiveBody(
+          {},
+          {
+            options: [
+              { text: '\ud83d', value: 'a' },
+              { text: 'B', value: 'b' },
+            ],
+          },
+        ),
+      ],
+      [
+        'response_request.options[1].value',
+        interactiveBody(
+          {},
+          {
+            options: [
+              { text: 'A', value: 'a' },
+              { text: 'B', value: 'b\ude80' },
+            ],
+          },
+        ),
+      ],
+    ])('refuses half a surrogate pair in %s, naming the field', async (path, body) => {
+      expect(JSON.stringify(body)).toMatch(/\\ud[89a-f][0-9a-f]{2}/);
+      const details = expectError(await send(host, body), 400, names(path));
+      expect(details).toContain(`${path}: must be Unicode text`);
+      expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+    });
+
+    it('takes a surrogate pair, escaped or not, as the character it encodes', async () => {
+      const raw = JSON.stringify(plainBody()).replace('Deploy finished', 'Deploy \\ud83d\\ude80 finished 🚀');
+      expectOk(await send(host, null, { raw }));
+      expect((await inbox(host, 'bob@acme.test')).map((message) => message.text)).toEqual([
+        'Deploy 🚀 finished 🚀',
+      ]);
     });
 
     it('refuses an empty recipient list', async () => {

@@ -1,12 +1,11 @@
-import { z } from 'zod';
-import { errorResponse, jsonResponse, normalizeEmail } from '../../../core/adapter-kit.js';
+import { emailAddress, errorResponse, jsonResponse, normalizeEmail } from '../../../core/adapter-kit.js';
 import { toMessageJson, toUserListJson } from './message-json.js';
 import type { ConnectedHandler } from './route-context.js';
 
 /** The page polls these; a cached answer would hide new messages and clicks. */
 const noStore = { 'cache-control': 'no-store' };
 
-const emailSchema = z.email();
+const emailSchema = emailAddress();
 
 /** `GET /inbox/api/users`: every user the core knows, sorted by address. */
 export const handleListUsers: ConnectedHandler = async ({ sink }) =>
