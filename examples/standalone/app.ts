@@ -34,9 +34,19 @@ export interface StartOptions {
   signal?: AbortSignal;
 }
 
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The seed of `NOTIFY_SEED`, or the demo's; an error names the setting and the file. */
 async function loadSeed(path: string | undefined): Promise<unknown> {
   if (path === undefined) return demoSeed;
-  return JSON.parse(await readFile(path, 'utf8'));
+  const text = await readFile(path, 'utf8').catch((error: unknown) => {
+    throw new Error(`NOTIFY_SEED: ${path} could not be read: ${messageOf(error)}`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`NOTIFY_SEED: ${path} is not valid JSON: ${messageOf(error)}`);
+  }
 }
 
 /**

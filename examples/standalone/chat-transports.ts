@@ -91,7 +91,8 @@ async function teamsFromSettings(
  * platform is configured. Each platform's adapter, and with it its SDK (an optional peer
  * dependency), is loaded only when that platform is on.
  *
- * @throws Error when the seed's `slack` or `teams` entries are malformed, or Teams lacks a setting.
+ * @throws Error when the seed's `slack` or `teams` entries are malformed, Teams lacks a setting, or no
+ *   platform is on (`NOTIFY_INBOX=0` alone).
  */
 export async function chatTransports(
   settings: ChatPlatformSettings,
@@ -124,6 +125,11 @@ export async function chatTransports(
   const teams = await teamsFromSettings(settings, seed, logger);
   if (teams) transports.push(teams);
   if (settings.NOTIFY_INBOX ?? transports.length === 0) transports.push(inboxTransport());
+  if (transports.length === 0) {
+    throw new Error(
+      'No chat platform is on: NOTIFY_INBOX=0 turns the local inbox off, and neither Slack (SLACK_SIGNING_SECRET) nor Teams (TEAMS_APP_ID) is set; every send would fail',
+    );
+  }
   logger.info('chat platforms', { platforms: transports.map((transport) => transport.platform) });
   return transports;
 }

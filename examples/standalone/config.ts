@@ -1,16 +1,42 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
-/** `burst/perSecond`, e.g. `10/2`. */
+/** `burst/perSecond`, e.g. `10/2`: a limit that lets at least one request through, now and again later. */
 const rateLimit = z
   .string()
   .regex(/^\d+(\.\d+)?\/\d+(\.\d+)?$/, 'must be "<burst>/<per second>", e.g. "10/2"')
   .transform((value) => {
     const [burst, perSecond] = value.split('/').map(Number);
     return { burst: burst ?? 0, perSecond: perSecond ?? 0 };
+  })
+  .refine(({ burst, perSecond }) => burst >= 1 && perSecond > 0, {
+    message: 'must let requests through: a burst of at least 1 and more than 0 per second',
   });
 
-const milliseconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+/** The longest a Node.js timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+const longestTimerMs = 2_147_483_647;
+
+const milliseconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(longestTimerMs, `must be at most ${longestTimerMs} (about 24.8 days, the longest a timer waits)`)
+    .default(fallback);
+
+/** Unset and empty read alike: a shell's `PORT=` or an empty entry of an env file sets nothing. */
+const blankAsUnset = (value: unknown): unknown => (value === '' ? undefined : value);
+
+/** A port in decimal digits: `0x1004` or `1e3` would listen somewhere the operator did not write. */
+const port = z.preprocess(
+  blankAsUnset,
+  z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a port number from 0 to 65535, in decimal digits')
+    .transform(Number)
+    .pipe(z.number().max(65535, 'must be a port number from 0 to 65535, in decimal digits'))
+    .default(3000),
+);
 
 const isAddressOrRange = (entry: string): boolean =>
   ipaddr.IPv4.isValidFourPartDecimal(entry) ||
@@ -38,7 +64,7 @@ const trustProxy = z
 
 const environmentSchema = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PORT: port,
     HOST: z.string().default('0.0.0.0'),
     NOTIFY_STORAGE: z.string().default('memory'),
     NOTIFY_SEED: z.string().optional(),
@@ -51,13 +77,13 @@ const environmentSchema = z
       .default('0')
       .transform((value) => value === '1' || value === 'true'),
     NOTIFY_TRUST_PROXY: trustProxy,
-    SLACK_SIGNING_SECRET: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
-    SLACK_API_URL: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
-    TEAMS_APP_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
-    TEAMS_APP_PASSWORD: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
-    TEAMS_TENANT_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
-    TEAMS_AUTHORITY: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
-    TEAMS_TOKEN_ENDPOINT: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
+    SLACK_SIGNING_SECRET: z.preprocess(blankAsUnset, z.string().optional()),
+    SLACK_API_URL: z.preprocess(blankAsUnset, z.url().optional()),
+    TEAMS_APP_ID: z.preprocess(blankAsUnset, z.string().optional()),
+    TEAMS_APP_PASSWORD: z.preprocess(blankAsUnset, z.string().optional()),
+    TEAMS_TENANT_ID: z.preprocess(blankAsUnset, z.string().optional()),
+    TEAMS_AUTHORITY: z.preprocess(blankAsUnset, z.url().optional()),
+    TEAMS_TOKEN_ENDPOINT: z.preprocess(blankAsUnset, z.url().optional()),
     NOTIFY_INBOX: z
       .enum(['0', '1', 'true', 'false', ''])
       .optional()
@@ -65,15 +91,9 @@ const environmentSchema = z
         value === undefined || value === '' ? undefined : value === '1' || value === 'true',
       ),
     /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
-    NOTIFY_WAIT_FOR_STORAGE: z.preprocess(
-      (value) => (value === '' ? undefined : value),
-      z.coerce.number().min(0).optional(),
-    ),
+    NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, z.coerce.number().min(0).optional()),
     /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */
-    NOTIFY_RETENTION_DAYS: z.preprocess(
-      (value) => (value === '' ? undefined : value),
-      z.coerce.number().positive().max(36_500).default(30),
-    ),
+    NOTIFY_RETENTION_DAYS: z.preprocess(blankAsUnset, z.coerce.number().positive().max(36_500).default(30)),
     NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(10_000),
     NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(30_000),
     NOTIFY_REQUEST_TIMEOUT_MS: milliseconds(30_000),

@@ -16,12 +16,14 @@ function send(res: ServerResponse, response: HttpResponse): void {
   res.writeHead(response.status, response.headers).end(response.body);
 }
 
+/**
+ * The path as received, as the handlers route it: not resolved, so that `/api/x/../notify` is named
+ * as sent rather than as the endpoint it did not reach.
+ */
 function pathOf(req: IncomingMessage): string {
-  try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
-  } catch {
-    return req.url ?? '/';
-  }
+  const target = req.url ?? '/';
+  const mark = target.indexOf('?');
+  return mark === -1 ? target : target.slice(0, mark);
 }
 
 /** The answer of the first handler that serves the path; a handler that does not leaves the body unread. */

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +20,16 @@ async function start(environment: Record<string, string> = {}) {
 }
 
 const json = { 'content-type': 'application/json' };
+
+/** A GET of `path` exactly as written (fetch would resolve its dot segments), and its JSON answer. */
+async function rawGet(base: string, path: string): Promise<{ status: number; body: unknown }> {
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    request(`${base}${path}`, { path }, resolve).on('error', reject).end(),
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return { status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+}
 
 describe('the standalone host', () => {
   it('serves the README walk-through with the demo organization and stops cleanly on SIGTERM', async () => {
@@ -81,6 +92,15 @@ describe('the standalone host', () => {
     const unknown = await fetch(`${base}/nowhere`);
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ status: 'error', details: 'No endpoint at /nowhere' });
+    // fetch resolves dot segments before sending: node:http sends the path as written.
+    for (const path of ['/api/x/../notify?x=1', '//api/notify', '/healthz/.']) {
+      const answer = await rawGet(base, path);
+      expect({ path, ...answer }).toEqual({
+        path,
+        status: 404,
+        body: { status: 'error', details: `No endpoint at ${path.split('?')[0]}` },
+      });
+    }
 
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
@@ -129,6 +149,20 @@ describe('the standalone host', () => {
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, JSON.stringify({ organizations: [{ id: 'x' }] }));
     await expect(start({ NOTIFY_SEED: seedPath })).rejects.toThrow(/Invalid seed/);
+  });
+
+  it('refuses to start with a seed file it cannot read or parse, naming NOTIFY_SEED and the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'seed-'));
+    const notJson = join(dir, 'seed.json');
+    await writeFile(notJson, "{organizations: ['acme']}");
+    const missing = join(dir, 'missing.json');
+    for (const [path, why] of [
+      [notJson, 'is not valid JSON'],
+      [dir, 'could not be read'],
+      [missing, 'could not be read'],
+    ] as const) {
+      await expect(start({ NOTIFY_SEED: path })).rejects.toThrow(`NOTIFY_SEED: ${path} ${why}`);
+    }
   });
 
   it('limits failed authentications per forwarded client address with NOTIFY_TRUST_PROXY', async () => {

@@ -39,7 +39,13 @@ describe('chat transports of the standalone host (README.md#the-standalone-servi
       'slack',
       'inbox',
     ]);
-    expect(await platforms({ NOTIFY_INBOX: false })).toEqual([]);
+    expect(await platforms({ SLACK_SIGNING_SECRET: 'secret', NOTIFY_INBOX: false })).toEqual(['slack']);
+  });
+
+  it('refuses to start with no platform at all (NOTIFY_INBOX=0 and neither Slack nor Teams)', async () => {
+    await expect(platforms({ NOTIFY_INBOX: false })).rejects.toThrow(
+      /No chat platform is on: NOTIFY_INBOX=0 .* every send would fail/,
+    );
   });
 
   it('refuses a seed whose Slack installation is malformed', async () => {
