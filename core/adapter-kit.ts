@@ -24,6 +24,7 @@ export type { ButtonView, MessageView } from './domain/message-view.js';
 export { isNotifyError, NotifyError } from './errors.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { createHttpHandler } from './http/handler.js';
+export { isJsonMediaType } from './http/json-media-type.js';
 export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';
 export type { HttpRequest, HttpResponse, Route } from './http/types.js';
 export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';

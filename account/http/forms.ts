@@ -1,3 +1,4 @@
+import { isJsonMediaType } from '../../core/adapter-kit.js';
 import { NotifyError } from '../../core/index.js';
 
 /** The fields of an `application/x-www-form-urlencoded` body (what a page's form posts). */
@@ -10,7 +11,7 @@ export function formFields(body: Uint8Array): URLSearchParams {
  * @throws NotifyError `invalid_request` when the body is not `application/json` or not a JSON object.
  */
 export function jsonObject(contentType: string | undefined, body: Uint8Array): Record<string, unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(contentType ?? '')) {
+  if (!isJsonMediaType(contentType)) {
     throw new NotifyError('invalid_request', 'Content-Type must be application/json');
   }
   let value: unknown;

@@ -1,12 +1,12 @@
 import { NotifyError } from '../errors.js';
+import { isJsonMediaType } from './json-media-type.js';
 import type { HttpRequest } from './types.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The body as a JSON object, or a 400 that says why it is not one. */
 export function parseJsonObject(request: HttpRequest): Record<string, unknown> {
-  const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
+  if (!isJsonMediaType(request.headers['content-type'])) {
     throw new NotifyError('invalid_request', 'Content-Type must be application/json');
   }
   let value: unknown;

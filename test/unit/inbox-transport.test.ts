@@ -106,6 +106,8 @@ class RecordingSink implements ChatSink {
 interface CallOptions {
   query?: Record<string, string>;
   body?: string | Uint8Array;
+  /** `application/json` unless given. */
+  contentType?: string;
 }
 
 /** Matches `path` against a route path with `:name` segments, as a host would. */
@@ -126,7 +128,7 @@ async function call(
   transport: ChatTransport,
   method: Route['method'],
   path: string,
-  { query = {}, body = '' }: CallOptions = {},
+  { query = {}, body = '', contentType = 'application/json' }: CallOptions = {},
 ): Promise<HttpResponse> {
   for (const route of transport.routes) {
     const params = route.method === method ? matchPath(route.path, path) : null;
@@ -136,7 +138,7 @@ async function call(
         method,
         path,
         query: new URLSearchParams(query),
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': contentType },
         body: typeof body === 'string' ? new TextEncoder().encode(body) : body,
         clientAddress: '127.0.0.1',
       },
@@ -601,6 +603,27 @@ describe('inbox transport', () => {
       ])('answers 400 for a body %s, naming the problem', async (_, body, details) => {
         expectError(await call(transport, 'POST', clickPath(messageId), { body }), 400, details);
         expect(sink.clicks).toEqual([]);
+      });
+
+      it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', ''])(
+        'answers 400 for a click sent as %j, which a page of another site could post unasked',
+        async (contentType) => {
+          expectError(
+            await call(transport, 'POST', clickPath(messageId), { body: '{"value":"approve"}', contentType }),
+            400,
+            'Content-Type must be application/json',
+          );
+          expect(sink.clicks).toEqual([]);
+        },
+      );
+
+      it('takes a click sent as JSON with parameters or in upper case', async () => {
+        const answer = await call(transport, 'POST', clickPath(messageId), {
+          body: '{"value":"approve"}',
+          contentType: 'Application/JSON; charset=utf-8',
+        });
+        expect(answer.status).toBe(200);
+        expect(sink.clicks).toHaveLength(1);
       });
 
       it('answers 400 for a body that is not UTF-8', async () => {

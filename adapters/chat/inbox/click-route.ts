@@ -2,6 +2,7 @@ import {
   type ClickOutcome,
   errorResponse,
   type HttpResponse,
+  isJsonMediaType,
   jsonResponse,
 } from '../../../core/adapter-kit.js';
 import { parseClickBody } from './click-body.js';
@@ -21,6 +22,9 @@ const outcomeResponses: Record<ClickOutcome, () => HttpResponse> = {
  * Slack or Teams click does, so the inbox exercises the same path through the core.
  */
 export const handleClick: ConnectedHandler = async ({ messages, sink }, request, params) => {
+  if (!isJsonMediaType(request.headers['content-type'])) {
+    return errorResponse(400, 'Content-Type must be application/json');
+  }
   const parsed = parseClickBody(request.body);
   if (!parsed.ok) return errorResponse(400, parsed.details);
 
