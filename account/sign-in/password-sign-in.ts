@@ -36,14 +36,22 @@ export interface PasswordSignIn {
   readonly cookieName: string;
   /**
    * Stores the scrypt hash of `user`'s password (never the password), replacing any earlier one.
+   * Replacing it (another password, or the same with another name, role or organization) ends the
+   * user's sessions; the same password for the same user keeps them, so that a restart that sets
+   * every password again signs nobody out.
    * @throws RangeError for an empty password.
    */
   setPassword(user: SessionUser, password: string): Promise<void>;
+  /** Takes away the sign-in of `email`: its password is forgotten and its sessions end. Idempotent. */
+  removePassword(email: string): Promise<void>;
   /** Checks a password, slowed down after repeated failures, and starts a session when it is right. */
   signIn(email: string, password: string, clientAddress: string): Promise<SignInResult>;
   /** Ends a session on every instance. */
   signOut(sessionId: string): Promise<void>;
-  /** The user of the session cookie of a request, or null: the `resolveUser` of `accountPages`. */
+  /**
+   * The user of the session cookie of a request, or null: the `resolveUser` of `accountPages`. A
+   * session stands only while the credential it was started with does.
+   */
   resolveUser: ResolveUser;
 }
 
@@ -68,9 +76,20 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
     cookieName,
     async setPassword(user, password) {
       if (password === '') throw new RangeError(`The password of ${user.email} is empty`);
+      const key = credentialKey(user.email);
+      const stored = await state.get(key);
+      const current = stored === null ? null : (JSON.parse(stored.value) as Credential);
+      if (
+        current !== null &&
+        JSON.stringify(current.user) === JSON.stringify(user) &&
+        (await verifyPassword(password, current.hash))
+      ) {
+        return;
+      }
       const credential: Credential = { user, hash: await hashPassword(password) };
-      await state.set(credentialKey(user.email), JSON.stringify(credential));
+      await state.set(key, JSON.stringify(credential));
     },
+    removePassword: (email) => state.delete(credentialKey(email)),
     async signIn(email, password, clientAddress) {
       const reservation = await throttle.reserve(normalizeEmail(email), clientAddress);
       if (!reservation.granted)
@@ -79,18 +98,26 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       const credential = record === null ? null : (JSON.parse(record.value) as Credential);
       decoy ??= hashPassword(randomBytes(16).toString('base64url'));
       const right = await verifyPassword(password, credential?.hash ?? (await decoy));
-      if (!right || credential === null) return { outcome: 'refused' };
+      if (!right || record === null || credential === null) return { outcome: 'refused' };
       await reservation.release();
       return {
         outcome: 'signed-in',
-        sessionId: await sessions.create(credential.user),
+        sessionId: await sessions.create({ user: credential.user, credentialVersion: record.version }),
         user: credential.user,
       };
     },
     signOut: (sessionId) => sessions.end(sessionId),
     resolveUser: async (request) => {
       const sessionId = request.cookies[cookieName];
-      return sessionId === undefined ? null : sessions.read(sessionId);
+      if (sessionId === undefined) return null;
+      const session = await sessions.read(sessionId);
+      if (session === null) return null;
+      const credential = await state.get(credentialKey(session.user.email));
+      if (credential?.version !== session.credentialVersion) {
+        await sessions.end(sessionId);
+        return null;
+      }
+      return session.user;
     },
   };
 }

@@ -7,18 +7,28 @@ import type { AccountUser } from '../account-user.js';
 /** The person a session belongs to, as they were when they signed in. */
 export type SessionUser = Required<AccountUser>;
 
+/** A live session: whose it is, and the version of the credential it was started with. */
+export interface Session {
+  user: SessionUser;
+  /**
+   * The version of the user's stored credential at sign-in: once the credential is rewritten (a new
+   * password, name or role) or removed, the session no longer stands. Absent in sessions of an
+   * earlier release, which then no longer stand either.
+   */
+  credentialVersion?: number;
+}
+
 /** Sessions of the library's sign-in, kept in storage so that every instance knows them. */
 export interface SessionStore {
   /** Starts a session and answers its id: the cookie's value, known to nobody else. */
-  create(user: SessionUser): Promise<string>;
-  /** The user of a live session, extending its life; null for an unknown, ended or expired one. */
-  read(sessionId: string): Promise<SessionUser | null>;
+  create(session: Session): Promise<string>;
+  /** A live session, extending its life; null for an unknown, ended or expired one. */
+  read(sessionId: string): Promise<Session | null>;
   /** Ends a session at once, for every instance. Idempotent. */
   end(sessionId: string): Promise<void>;
 }
 
-interface StoredSession {
-  user: SessionUser;
+interface StoredSession extends Session {
   /** When its expiry was last pushed back (epoch ms). */
   touchedAt: number;
 }
@@ -34,10 +44,10 @@ export function sessionStore(state: TransportStateStore, clock: Clock, idleMs: n
   const keyOf = (sessionId: string) => `session:${createHash('sha256').update(sessionId).digest('hex')}`;
   const touchEveryMs = Math.min(60_000, idleMs / 10);
   return {
-    async create(user) {
+    async create(session) {
       const sessionId = randomBase62(32);
-      const session: StoredSession = { user, touchedAt: clock.now() };
-      await state.set(keyOf(sessionId), JSON.stringify(session), { ttlMs: idleMs });
+      const stored: StoredSession = { ...session, touchedAt: clock.now() };
+      await state.set(keyOf(sessionId), JSON.stringify(stored), { ttlMs: idleMs });
       return sessionId;
     },
     async read(sessionId) {
@@ -52,7 +62,7 @@ export function sessionStore(state: TransportStateStore, clock: Clock, idleMs: n
         const touched: StoredSession = { ...session, touchedAt: now };
         await state.compareAndSet(key, JSON.stringify(touched), record.version, { ttlMs: idleMs });
       }
-      return session.user;
+      return session;
     },
     end: (sessionId) => state.delete(keyOf(sessionId)),
   };

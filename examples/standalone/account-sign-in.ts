@@ -5,8 +5,9 @@ import { type Logger, type StoragePorts, seedSchema } from '../../core/index.js'
 /**
  * Gives every seeded user with a `password` a sign-in to the account pages: the password is hashed
  * (scrypt) and only the hash is stored. Run after the seed is loaded, so that the users have their
- * ids. An email in several organizations signs in to the first of them. Answers how many users can
- * sign in.
+ * ids. An email in several organizations signs in to the first of them. Every other user the
+ * directory knows loses any sign-in an earlier start gave them (a password taken out of the seed, a
+ * user taken out of it), on a shared store too. Answers how many users can sign in.
  *
  * @throws Error when the seed is malformed.
  */
@@ -47,5 +48,9 @@ export async function loadPasswords(
       }),
     );
   }
+  const withoutPassword = (await directory.listUsers()).filter(
+    (user) => !seen.has(normalizeEmail(user.email)),
+  );
+  await Promise.all(withoutPassword.map((user) => signIn.removePassword(user.email)));
   return loaded;
 }

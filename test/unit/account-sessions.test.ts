@@ -67,6 +67,36 @@ describe('account sessions', () => {
     expect(await resolve()).toBeNull();
   });
 
+  it('keeps sessions when the same password is set again for the same user (a restart)', async () => {
+    const { signIn, resolve } = await signedIn();
+    await signIn.setPassword(alice, 'correct horse');
+    expect(await resolve()).toEqual(alice);
+  });
+
+  it.each([
+    ['a new password', alice, 'battery staple'],
+    ['the same password with the admin role taken away', { ...alice, admin: false }, 'correct horse'],
+    ['the same password with another name', { ...alice, name: 'Alice Smith' }, 'correct horse'],
+  ])('ends the sessions of a user given %s, for good', async (_change, user, password) => {
+    const { clock, signIn, resolve } = await signedIn();
+    await signIn.setPassword(user, password);
+    expect(await resolve()).toBeNull();
+    const again = await signIn.signIn('alice@acme.test', password, '192.0.2.1');
+    expect(again).toMatchObject({ outcome: 'signed-in', user });
+    clock.advance(2 * 60_000);
+    expect(await resolve()).toBeNull();
+  });
+
+  it('takes a sign-in away: the password no longer works and the sessions end', async () => {
+    const { signIn, resolve } = await signedIn();
+    await signIn.removePassword('Alice@Acme.test');
+    expect(await resolve()).toBeNull();
+    expect(await signIn.signIn('alice@acme.test', 'correct horse', '192.0.2.1')).toEqual({
+      outcome: 'refused',
+    });
+    await signIn.removePassword('alice@acme.test');
+  });
+
   it('keeps only a digest of the session id in storage', async () => {
     const { storage, sessionId } = await signedIn();
     const anything = await storage.transportState.get(`account:session:${sessionId}`);
