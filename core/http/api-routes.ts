@@ -8,9 +8,9 @@ import { admitWithExtras } from '../use-cases/authenticate.js';
 import { checkCallbackOfSend } from '../use-cases/check-callback-url.js';
 import { requestIdPattern, shownRequest } from '../use-cases/read-status.js';
 import { sendIdempotently } from '../use-cases/send-idempotently.js';
-import { openApiDocument } from './openapi.js';
+import { openApiJson } from './openapi.js';
 import { parseJsonObject } from './parse-json-body.js';
-import { jsonResponse, jsonTextResponse } from './responses.js';
+import { jsonTextResponse } from './responses.js';
 import type { Route } from './types.js';
 
 const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
@@ -94,7 +94,7 @@ export function apiRoutes(context: CoreContext): Route[] {
     {
       method: 'GET',
       path: '/openapi.json',
-      handle: async () => jsonResponse(200, openApiDocument()),
+      handle: async () => jsonTextResponse(200, openApiJson()),
     },
   ];
 }

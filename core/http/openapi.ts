@@ -122,3 +122,14 @@ export function openApiDocument(): JsonSchema {
   };
   return cached;
 }
+
+let documentJson: string | undefined;
+
+/**
+ * The document as JSON, made at its first read and kept: `/openapi.json` needs no key, and a flood
+ * of reads must not build a 6 KB document for each.
+ */
+export function openApiJson(): string {
+  documentJson ??= JSON.stringify(openApiDocument());
+  return documentJson;
+}

@@ -1,5 +1,23 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorResponse } from '../../core/adapter-kit.js';
+import type { HttpResponse } from '../../core/index.js';
 import { answerParserErrors } from './parser-errors.js';
+
+/**
+ * The most requests one connection may have waiting for their answers. Node parses every request a
+ * client pipelines in one write before the first is answered, and an asynchronous answer holds its
+ * request meanwhile: thousands in one write would hold memory without bound. Browsers do not
+ * pipeline, and HTTP clients that do keep a few requests ahead; a connection past this is closed.
+ */
+export const maxPipelinedRequests = 64;
+
+/** Writes an answer whole, with its length: `writeHead` fixes the headers, so Node would chunk it. */
+function send(response: ServerResponse, answer: HttpResponse): void {
+  response
+    .writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) })
+    .end(answer.body);
+}
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -14,32 +32,63 @@ export interface DrainableServer {
   server: Server;
   /**
    * Stops accepting connections, closes the idle ones, lets the requests in flight finish (their
-   * answers carry `Connection: close`), and resolves when the last connection has closed.
+   * answers carry `Connection: close`), then closes every connection left (one that sent nothing,
+   * or only part of a request), and resolves when the last has closed.
    */
   drain(): Promise<void>;
 }
 
-/** A Node HTTP server with request timeouts, parser errors in the error shape, and draining. */
+/**
+ * A Node HTTP server with request timeouts, parser errors in the error shape, a bound on pipelined
+ * requests per connection, and draining.
+ */
 export function createHttpServer(listener: RequestListener, options: HttpServerOptions): DrainableServer {
   const server = createServer({
     headersTimeout: options.headersTimeoutMs,
     requestTimeout: options.requestTimeoutMs,
     // Node looks for expired requests every 30 s by default, far too seldom for short timeouts.
     connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(options.headersTimeoutMs / 4))),
+    // Checked below, so that the refusal comes in the error shape rather than as Node's empty 400.
+    requireHostHeader: false,
   });
+  // Every header line is seen: Node keeps the first 2,000 by default, and a repeated X-API-Key or
+  // Idempotency-Key past them would go unnoticed. The 16 KiB limit on the headers still bounds them.
+  server.maxHeadersCount = 0;
   answerParserErrors(server);
+  // An `Expect` other than 100-continue: Node's own 417 has an empty body.
+  server.on('checkExpectation', (request, response: ServerResponse) => {
+    response.setHeader('connection', 'close');
+    send(response, errorResponse(417, `Expectation not supported: ${request.headers.expect ?? ''}`));
+  });
 
   const inFlight = new Set<ServerResponse>();
+  const waiting = new WeakMap<Socket, number>();
   let draining = false;
+  // Once the last answer is out, nothing a connection may still send is waited for: an idle
+  // connection, or one that sent part of a request, would otherwise hold the stop to its timeout.
+  const closeWhenDone = () => {
+    if (draining && inFlight.size === 0) server.closeAllConnections();
+  };
   server.on('request', (request, response: ServerResponse) => {
+    const socket = request.socket;
+    const count = (waiting.get(socket) ?? 0) + 1;
+    if (count > maxPipelinedRequests) {
+      socket.destroy();
+      return;
+    }
+    waiting.set(socket, count);
     inFlight.add(response);
     if (draining) response.setHeader('connection', 'close');
     response.on('close', () => {
+      waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
       inFlight.delete(response);
-      // A keep-alive connection becomes idle only once its answer is out; without this it would
-      // hold the drain until its keep-alive timeout.
-      if (draining) setImmediate(() => server.closeIdleConnections());
+      if (draining) setImmediate(closeWhenDone);
     });
+    if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && !request.headers.host) {
+      response.setHeader('connection', 'close');
+      send(response, errorResponse(400, 'Malformed HTTP request: an HTTP/1.1 request needs a Host header'));
+      return;
+    }
     listener(request, response);
   });
 
@@ -51,6 +100,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
         for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
+        closeWhenDone();
       }),
   };
 }

@@ -48,25 +48,44 @@ function serialize(response: HttpResponse): string {
  * slow) in the error shape instead of Node's empty bodies, then closes the connection.
  */
 export function answerParserErrors(server: Server): void {
-  // The answer goes on the raw socket, which is only right while the socket's current response
-  // has not started: afterwards the bytes would corrupt what the client is reading.
+  // The answer goes on the raw socket, which is only right once the socket's current response is
+  // complete: before, the bytes would come ahead of it or corrupt what the client is reading.
   const current = new WeakMap<Socket, ServerResponse>();
   const answered = new WeakSet<Socket>();
+  const deferred = new WeakSet<Socket>();
   server.on('request', (request, response: ServerResponse) => current.set(request.socket, response));
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // The parser stays on the socket and reports again on whatever else arrives; reading it keeps
     // the answer from being lost to a reset, and the socket closes once the answer is out.
     if (answered.has(socket)) {
-      socket.destroySoon();
+      // Until the answer in flight is out, closing would cut it; the refusal follows it.
+      if (!deferred.has(socket)) socket.destroySoon();
       return;
     }
-    const started = current.get(socket)?.headersSent ?? false;
-    if (error.code === 'ECONNRESET' || !socket.writable || started) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     answered.add(socket);
-    socket.end(serialize(parserErrorResponse(error, server)));
-    setTimeout(() => socket.destroy(), lingerMs).unref();
+    const answer = () => {
+      socket.end(serialize(parserErrorResponse(error, server)));
+      setTimeout(() => socket.destroy(), lingerMs).unref();
+    };
+    // A request parsed whole before the bad bytes is being answered: its answer goes out first (it
+    // may have sent a notification, which a client told only "400" would send again), then this
+    // one. A request still arriving (a body too slow, say) is the one refused: it gets no other.
+    const pending = current.get(socket);
+    if (pending === undefined || pending.writableFinished) answer();
+    else if (!pending.req.complete) {
+      if (pending.headersSent) socket.destroy();
+      else answer();
+    } else {
+      deferred.add(socket);
+      pending.once('close', () => {
+        deferred.delete(socket);
+        if (pending.writableFinished && socket.writable) answer();
+        else socket.destroy();
+      });
+    }
   });
 }

@@ -12,8 +12,11 @@ export interface Readiness {
   reason: string;
 }
 
+/** Writes an answer whole, with its length: `writeHead` fixes the headers, so Node would chunk it. */
 function send(res: ServerResponse, response: HttpResponse): void {
-  res.writeHead(response.status, response.headers).end(response.body);
+  res
+    .writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) })
+    .end(response.body);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxPipelinedRequests } from '../../examples/standalone/http-server.js';
 import { type StandaloneProcess, startStandaloneProcess } from '../support/standalone-process.js';
 
 let host: StandaloneProcess;
@@ -58,6 +59,28 @@ function raw(chunks: string[], pauseMs = 0): Promise<RawAnswer> {
   });
 }
 
+/** Everything the server sends on a fresh connection given `chunks`, until it closes it (at most 10 s). */
+function rawText(chunks: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(host.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('error', () => undefined);
+    const limit = setTimeout(() => socket.destroy(), 10_000);
+    socket.on('close', () => {
+      clearTimeout(limit);
+      resolve(received);
+    });
+    for (const chunk of chunks) socket.write(chunk);
+  });
+}
+
+/** The demo organization's key, as the service printed it. */
+const key = (): string => String(host.lines.find((line) => line.message === 'ready')?.demoApiKey);
+
 function expectErrorShape(answer: RawAnswer, status: number, details: RegExp) {
   expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
@@ -93,6 +116,45 @@ describe('errors of the HTTP parser, in the error shape', () => {
       'POST /api/notify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n';
     const answer = await raw([head, ...Array.from({ length: 40 }, () => ' ')], 100);
     expectErrorShape(answer, 408, /time/i);
+  });
+
+  it('417 for an Expect it does not support, and 400 for an HTTP/1.1 request without Host', async () => {
+    expectErrorShape(
+      await raw(['GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n']),
+      417,
+      /Expectation not supported: something/,
+    );
+    expectErrorShape(await raw(['GET /healthz HTTP/1.1\r\n\r\n']), 400, /Host header/);
+    expectErrorShape(await raw(['GET /healthz HTTP/1.1\r\nHost:\r\n\r\n']), 400, /Host header/);
+    const http10 = await raw(['GET /healthz HTTP/1.0\r\n\r\n']);
+    expect(http10.status).toBe(200);
+  });
+
+  it('refuses a key sent twice even behind more than 2,000 other headers', async () => {
+    const filler = Array.from({ length: 2_100 }, (_, i) => `X-${i}: a\r\n`).join('');
+    const answer = await raw([
+      `GET /api/notify/status/req_000000000000000000000000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key()}\r\n${filler}X-API-Key: cnk_other\r\nConnection: close\r\n\r\n`,
+    ]);
+    expectErrorShape(answer, 400, /X-API-Key/);
+  });
+
+  it('answers a request parsed whole before bytes it cannot parse, then refuses those', async () => {
+    const received = await rawText([
+      `GET /api/notify/status/req_000000000000000000000000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key()}\r\n\r\nGARBAGE\r\n\r\n`,
+    ]);
+    expect(received).toMatch(/^HTTP\/1\.1 404 /);
+    expect(received).toContain('Request not found');
+    expect(received.indexOf('HTTP/1.1 400 ')).toBeGreaterThan(received.indexOf('Request not found'));
+    expect(received).toContain('Malformed HTTP request');
+  });
+
+  it(`closes a connection that pipelines more than ${maxPipelinedRequests} requests, and serves on`, async () => {
+    const read = `GET /api/notify/status/req_000000000000000000000000 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key()}\r\n\r\n`;
+    const received = await rawText([read.repeat(3 * maxPipelinedRequests)]);
+    expect(received.split('HTTP/1.1 ').length - 1).toBeLessThanOrEqual(maxPipelinedRequests);
+    const two = await rawText([read.repeat(2).replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n')]);
+    expect(two.split('HTTP/1.1 ').length - 1).toBe(2);
+    expect((await fetch(`${host.base}/healthz`)).status).toBe(200);
   });
 
   it('keeps serving other clients', async () => {

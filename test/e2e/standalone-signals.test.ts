@@ -137,6 +137,22 @@ describe('stopping the standalone host', () => {
     expect(host.lines.map((line) => line.message)).toContain('stopped');
   });
 
+  it('does not wait for connections that sent nothing, or only part of their headers', async () => {
+    const host = await start({ NOTIFY_SHUTDOWN_TIMEOUT_MS: '20000' });
+    const silent = connect(host.port, '127.0.0.1');
+    const partial = connect(host.port, '127.0.0.1');
+    for (const socket of [silent, partial]) {
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+    }
+    partial.write('GET /healthz HTTP/1.1\r\nHo');
+    const stoppedAt = Date.now();
+    host.child.kill('SIGTERM');
+    expect(await exitOf(host.child, 10_000)).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect(host.lines.map((line) => line.message)).toContain('stopped');
+  });
+
   it('exits after NOTIFY_SHUTDOWN_TIMEOUT_MS when a request never finishes, saying so', async () => {
     const host = await start({ NOTIFY_SHUTDOWN_TIMEOUT_MS: '500' });
     await inFlightSend(host.base);
