@@ -23,10 +23,10 @@ interface RawAnswer {
 }
 
 /**
- * Writes `chunks` on a fresh connection, `pauseMs` apart, and reads until the server closes it
- * (at most 10 s).
+ * Everything the server sends on a fresh connection given `chunks`, written `pauseMs` apart, until
+ * it closes the connection (at most 10 s).
  */
-function raw(chunks: string[], pauseMs = 0): Promise<RawAnswer> {
+function rawText(chunks: string[], pauseMs = 0): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(host.port, '127.0.0.1');
     let received = '';
@@ -41,14 +41,7 @@ function raw(chunks: string[], pauseMs = 0): Promise<RawAnswer> {
     }, 10_000);
     socket.on('close', () => {
       clearTimeout(limit);
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of headerLines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+      resolve(received);
     });
     const write = (index: number) => {
       if (index >= chunks.length || socket.destroyed) return;
@@ -59,23 +52,16 @@ function raw(chunks: string[], pauseMs = 0): Promise<RawAnswer> {
   });
 }
 
-/** Everything the server sends on a fresh connection given `chunks`, until it closes it (at most 10 s). */
-function rawText(chunks: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(host.port, '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-    });
-    socket.on('error', () => undefined);
-    const limit = setTimeout(() => socket.destroy(), 10_000);
-    socket.on('close', () => {
-      clearTimeout(limit);
-      resolve(received);
-    });
-    for (const chunk of chunks) socket.write(chunk);
-  });
+/** The first answer the server sends on a fresh connection given `chunks`, `pauseMs` apart. */
+async function raw(chunks: string[], pauseMs = 0): Promise<RawAnswer> {
+  const [head = '', body = ''] = (await rawText(chunks, pauseMs)).split('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
 /** The demo organization's key, as the service printed it. */
