@@ -1,8 +1,8 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResponse } from '../../core/adapter-kit.js';
-import type { HttpResponse } from '../../core/index.js';
 import { answerParserErrors } from './parser-errors.js';
+import { writeAnswer } from './write-answer.js';
 
 /**
  * The most requests one connection may have waiting for their answers. Node parses every request a
@@ -11,13 +11,6 @@ import { answerParserErrors } from './parser-errors.js';
  * pipeline, and HTTP clients that do keep a few requests ahead; a connection past this is closed.
  */
 export const maxPipelinedRequests = 64;
-
-/** Writes an answer whole, with its length: `writeHead` fixes the headers, so Node would chunk it. */
-function send(response: ServerResponse, answer: HttpResponse): void {
-  response
-    .writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) })
-    .end(answer.body);
-}
 
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
@@ -58,7 +51,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   // An `Expect` other than 100-continue: Node's own 417 has an empty body.
   server.on('checkExpectation', (request, response: ServerResponse) => {
     response.setHeader('connection', 'close');
-    send(response, errorResponse(417, `Expectation not supported: ${request.headers.expect ?? ''}`));
+    writeAnswer(response, errorResponse(417, `Expectation not supported: ${request.headers.expect ?? ''}`));
   });
 
   const inFlight = new Set<ServerResponse>();
@@ -86,7 +79,10 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     });
     if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && !request.headers.host) {
       response.setHeader('connection', 'close');
-      send(response, errorResponse(400, 'Malformed HTTP request: an HTTP/1.1 request needs a Host header'));
+      writeAnswer(
+        response,
+        errorResponse(400, 'Malformed HTTP request: an HTTP/1.1 request needs a Host header'),
+      );
       return;
     }
     listener(request, response);

@@ -1,6 +1,7 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { errorResponse, jsonResponse } from '../../core/adapter-kit.js';
 import type { HttpHandler, HttpResponse, IncomingHttpRequest, Logger } from '../../core/index.js';
+import { writeAnswer } from './write-answer.js';
 
 /**
  * Where the service stands: once storage answers, the handlers it serves (the notifier's, the
@@ -10,13 +11,6 @@ export interface Readiness {
   handlers?: readonly HttpHandler[];
   /** Why storage is not ready yet, for `/healthz`. */
   reason: string;
-}
-
-/** Writes an answer whole, with its length: `writeHead` fixes the headers, so Node would chunk it. */
-function send(res: ServerResponse, response: HttpResponse): void {
-  res
-    .writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.body) })
-    .end(response.body);
 }
 
 /**
@@ -50,7 +44,7 @@ export function requestListener(readiness: Readiness, logger: Logger): RequestLi
   return (req, res) => {
     const { handlers } = readiness;
     if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      send(
+      writeAnswer(
         res,
         handlers
           ? jsonResponse(200, { status: 'ok' })
@@ -59,7 +53,7 @@ export function requestListener(readiness: Readiness, logger: Logger): RequestLi
       return;
     }
     if (!handlers) {
-      send(res, errorResponse(503, 'Storage is temporarily unavailable', { 'retry-after': '1' }));
+      writeAnswer(res, errorResponse(503, 'Storage is temporarily unavailable', { 'retry-after': '1' }));
       return;
     }
     firstAnswer(handlers, {
@@ -69,10 +63,10 @@ export function requestListener(readiness: Readiness, logger: Logger): RequestLi
       body: req,
       clientAddress: req.socket.remoteAddress ?? '',
     }).then(
-      (response) => send(res, response ?? errorResponse(404, `No endpoint at ${pathOf(req)}`)),
+      (response) => writeAnswer(res, response ?? errorResponse(404, `No endpoint at ${pathOf(req)}`)),
       (error: unknown) => {
         logger.error('unexpected error', { error: String(error) });
-        send(res, errorResponse(500, 'Internal server error'));
+        writeAnswer(res, errorResponse(500, 'Internal server error'));
       },
     );
   };
