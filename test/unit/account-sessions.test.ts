@@ -94,7 +94,9 @@ describe('account sessions', () => {
     expect(await signIn.signIn('alice@acme.test', 'correct horse', '192.0.2.1')).toEqual({
       outcome: 'refused',
     });
-    await signIn.removePassword('alice@acme.test');
+    // Idempotent: taking away a sign-in that is gone already is no error, and changes nothing.
+    await expect(signIn.removePassword('alice@acme.test')).resolves.toBeUndefined();
+    expect(await resolve()).toBeNull();
   });
 
   it('keeps only a digest of the session id in storage', async () => {
