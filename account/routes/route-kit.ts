@@ -31,6 +31,11 @@ export interface PagesContext {
 
 /** Name of the cookie holding the browser's CSRF anchor. */
 const anchorCookie = 'chat_notify_csrf';
+/**
+ * The anchor outlives browser sessions (400 days, the most browsers keep a cookie), so that the
+ * sign-in's slow-down knows a browser that signed in before.
+ */
+const anchorMaxAgeSeconds = 400 * 24 * 3600;
 const anchorPattern = /^[A-Za-z0-9]{32}$/;
 
 /** The request as `resolveUser` receives it. */
@@ -58,8 +63,11 @@ export function secureCookies(context: PagesContext, request: HttpRequest): bool
   return request.headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
-/** The CSRF anchor of the browser, if it has a well-formed one. */
-function anchorOf(request: HttpRequest): string | undefined {
+/**
+ * The CSRF anchor of the browser, if it has a well-formed one: a secret only that browser holds,
+ * which also names it to the sign-in's slow-down.
+ */
+export function anchorOf(request: HttpRequest): string | undefined {
   const anchor = parseCookies(request.headers.cookie)[anchorCookie];
   return anchor !== undefined && anchorPattern.test(anchor) ? anchor : undefined;
 }
@@ -75,7 +83,10 @@ export function csrfAnchor(
   const existing = anchorOf(request);
   if (existing !== undefined) return { anchor: existing, headers: {} };
   const anchor = randomBase62(32);
-  const cookie = serializeCookie(anchorCookie, anchor, { secure: secureCookies(context, request) });
+  const cookie = serializeCookie(anchorCookie, anchor, {
+    maxAgeSeconds: anchorMaxAgeSeconds,
+    secure: secureCookies(context, request),
+  });
   return { anchor, headers: { 'set-cookie': cookie } };
 }
 

@@ -7,6 +7,7 @@ import type { PasswordSignIn } from '../sign-in/password-sign-in.js';
 import { signInContent } from '../views/sign-in-view.js';
 import { csrfRefusedPage } from './page-kit.js';
 import {
+  anchorOf,
   csrfHolds,
   identify,
   type PagesContext,
@@ -52,7 +53,12 @@ export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Rou
         }
         const next = safeNextPath(fields.get('next'));
         const email = fields.get('email')?.trim() ?? '';
-        const result = await signIn.signIn(email, fields.get('password') ?? '', request.clientAddress);
+        const result = await signIn.signIn(
+          email,
+          fields.get('password') ?? '',
+          request.clientAddress,
+          anchorOf(request),
+        );
         if (result.outcome === 'throttled') {
           const wait = result.retryAfterSeconds;
           const error = `Too many failed sign-ins. Wait ${wait} second${wait === 1 ? '' : 's'} and try again.`;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { normalizeEmail, type TransportStateStore } from '../../core/adapter-kit.js';
 import { type Clock, systemClock } from '../../core/index.js';
 import type { ResolveUser } from '../account-user.js';
@@ -44,8 +44,14 @@ export interface PasswordSignIn {
   setPassword(user: SessionUser, password: string): Promise<void>;
   /** Takes away the sign-in of `email`: its password is forgotten and its sessions end. Idempotent. */
   removePassword(email: string): Promise<void>;
-  /** Checks a password, slowed down after repeated failures, and starts a session when it is right. */
-  signIn(email: string, password: string, clientAddress: string): Promise<SignInResult>;
+  /**
+   * Checks a password, slowed down after repeated failures, and starts a session when it is right.
+   * `device` is a secret the browser keeps across visits (the account pages pass their CSRF anchor):
+   * for 90 days after a sign-in from it, its attempts at that account are
+   * slowed down in a bucket of their own, so that someone who fails on purpose elsewhere cannot keep
+   * it out.
+   */
+  signIn(email: string, password: string, clientAddress: string, device?: string): Promise<SignInResult>;
   /** Ends a session on every instance. */
   signOut(sessionId: string): Promise<void>;
   /**
@@ -61,6 +67,14 @@ interface Credential {
 }
 
 const credentialKey = (email: string) => `credential:${normalizeEmail(email)}`;
+
+/** How long after its last sign-in to an account a browser keeps a slow-down bucket of its own there. */
+const trustedDeviceMs = 90 * 24 * 3600_000;
+
+/** Names a browser's sign-ins to one account without storing its secret. */
+const deviceDigest = (device: string, account: string) =>
+  createHash('sha256').update(`${device}\n${account}`).digest('hex');
+const trustedKey = (digest: string) => `signin-trusted:${digest}`;
 
 /** Email-and-password sign-in with sessions in storage (docs in README.md#account-pages). */
 export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
@@ -90,8 +104,11 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       await state.set(key, JSON.stringify(credential));
     },
     removePassword: (email) => state.delete(credentialKey(email)),
-    async signIn(email, password, clientAddress) {
-      const reservation = await throttle.reserve(normalizeEmail(email), clientAddress);
+    async signIn(email, password, clientAddress, device) {
+      const account = normalizeEmail(email);
+      const digest = device === undefined || device === '' ? null : deviceDigest(device, account);
+      const trusted = digest !== null && (await state.get(trustedKey(digest))) !== null;
+      const reservation = await throttle.reserve(account, clientAddress, trusted ? digest : undefined);
       if (!reservation.granted)
         return { outcome: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
       const record = await state.get(credentialKey(email));
@@ -100,6 +117,7 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       const right = await verifyPassword(password, credential?.hash ?? (await decoy));
       if (!right || record === null || credential === null) return { outcome: 'refused' };
       await reservation.release();
+      if (digest !== null) await state.set(trustedKey(digest), '1', { ttlMs: trustedDeviceMs });
       return {
         outcome: 'signed-in',
         sessionId: await sessions.create({ user: credential.user, credentialVersion: record.version }),

@@ -3,7 +3,10 @@ import type { Clock, RateLimit } from '../../core/index.js';
 
 /** How many failed sign-ins are allowed in a row, and how fast the allowance comes back. */
 export interface SignInLimits {
-  /** Per account (the email as typed, whether or not it exists). */
+  /**
+   * Per account (the email as typed, whether or not it exists); a browser that signed in to the
+   * account before has a bucket of its own at this rate.
+   */
   perAccount: RateLimit;
   /** Per client address, across accounts. */
   perAddress: RateLimit;
@@ -24,8 +27,12 @@ export type Reservation =
 
 /** Slows failed sign-ins down, per account and per address, on storage shared by every instance. */
 export interface SignInThrottle {
-  /** Takes one token from the account's bucket and one from the address's, before the password is checked. */
-  reserve(account: string, address: string): Promise<Reservation>;
+  /**
+   * Takes one token from the account's bucket and one from the address's, before the password is
+   * checked. With `device` (a digest naming a browser that signed in to this account before), the
+   * token comes from that browser's own bucket instead of the account's, at the same rate.
+   */
+  reserve(account: string, address: string, device?: string): Promise<Reservation>;
 }
 
 interface Bucket {
@@ -77,8 +84,8 @@ export function signInThrottle(
   });
 
   return {
-    async reserve(account, address) {
-      const accountKey = `signin-account:${account}`;
+    async reserve(account, address, device) {
+      const accountKey = device === undefined ? `signin-account:${account}` : `signin-device:${device}`;
       const addressKey = `signin-address:${address}`;
       const byAccount = await change(accountKey, limits.perAccount, -1);
       if (!byAccount.done) return refused(byAccount);

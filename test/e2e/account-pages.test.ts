@@ -252,6 +252,40 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await context.close();
   });
 
+  it('lets a browser that signed in before through while someone elsewhere holds the sign-in down', async () => {
+    const carol = { email: 'carol@acme.test', password: demoPasswords.carol };
+    const laptop = await newPage();
+    await signIn(laptop.page, carol);
+    await laptop.page.getByRole('button', { name: 'Sign out' }).click();
+    await laptop.page.waitForURL(`${service.base}/signin`);
+    // The browser is closed and opened again: only the cookies meant to outlive it are left.
+    const kept = (await laptop.context.cookies()).filter((cookie) => cookie.expires > 0);
+    expect(kept.map((cookie) => cookie.name)).toEqual(['chat_notify_csrf']);
+    await laptop.context.close();
+
+    const stranger = await newPage();
+    await stranger.page.goto(`${service.base}/signin`);
+    const attempt = async (password: string) => {
+      await stranger.page.getByLabel('Email').fill(carol.email);
+      await stranger.page.getByLabel('Password').fill(password);
+      const [answer] = await Promise.all([
+        stranger.page.waitForResponse((response) => response.request().method() === 'POST'),
+        stranger.page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+      return answer.status();
+    };
+    for (let guess = 0; guess < 5; guess++) expect(await attempt(`guess ${guess}`)).toBe(401);
+    expect(await attempt(carol.password)).toBe(429);
+    expect(await stranger.page.getByRole('alert').first().textContent()).toMatch(/^Too many failed sign-ins/);
+    await stranger.context.close();
+
+    const reopened = await newPage();
+    await reopened.context.addCookies(kept);
+    await signIn(reopened.page, carol);
+    expect(await reopened.page.getByText('Signed in as Carol Poe').count()).toBe(1);
+    await reopened.context.close();
+  });
+
   it('works on a phone, with the keyboard only', async () => {
     const { context, page } = await newPage({
       viewport: { width: 390, height: 844 },

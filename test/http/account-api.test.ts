@@ -240,7 +240,8 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('set-cookie')).toMatch(
-      /^chat_notify_csrf=[A-Za-z0-9]{32}; Path=\/; HttpOnly; SameSite=Lax$/,
+      // Kept across browser sessions: the sign-in's slow-down knows a browser that signed in before.
+      /^chat_notify_csrf=[A-Za-z0-9]{32}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=34560000$/,
     );
     expect(page.text).toContain(`<script nonce="${nonce}">`);
     expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');

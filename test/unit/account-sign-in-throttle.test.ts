@@ -81,4 +81,84 @@ describe('the sign-in slow-down', () => {
     expect(outcomes.filter((result) => result.outcome === 'refused')).toHaveLength(3);
     expect(outcomes.filter((result) => result.outcome === 'throttled')).toHaveLength(5);
   });
+
+  describe('a browser that signed in before', () => {
+    const laptop = 'LaptopAnchor0000000000000000000a';
+
+    it('keeps signing in while someone elsewhere holds the account down', async () => {
+      const { signIn } = await setUp();
+      expect((await signIn.signIn('alice@acme.test', 'alice-password', '192.0.2.1', laptop)).outcome).toBe(
+        'signed-in',
+      );
+      for (let attempt = 0; attempt < 3; attempt++) {
+        expect((await signIn.signIn('alice@acme.test', 'guess', `203.0.113.${attempt}`)).outcome).toBe(
+          'refused',
+        );
+      }
+      expect((await signIn.signIn('alice@acme.test', 'alice-password', '198.51.100.1')).outcome).toBe(
+        'throttled',
+      );
+      // Another browser that never signed in, even with a secret of its own, waits with the account.
+      expect(
+        (
+          await signIn.signIn(
+            'alice@acme.test',
+            'alice-password',
+            '198.51.100.1',
+            'Stranger000000000000000000000000',
+          )
+        ).outcome,
+      ).toBe('throttled');
+      expect((await signIn.signIn('Alice@Acme.test', 'alice-password', '192.0.2.1', laptop)).outcome).toBe(
+        'signed-in',
+      );
+    });
+
+    it('is slowed down in a bucket of its own when it fails', async () => {
+      const { clock, signIn } = await setUp();
+      await signIn.signIn('bob@acme.test', 'bob-password', '192.0.2.1', laptop);
+      for (let attempt = 0; attempt < 3; attempt++) {
+        expect((await signIn.signIn('bob@acme.test', 'guess', '192.0.2.1', laptop)).outcome).toBe('refused');
+      }
+      expect(await signIn.signIn('bob@acme.test', 'bob-password', '192.0.2.1', laptop)).toEqual({
+        outcome: 'throttled',
+        retryAfterSeconds: 30,
+      });
+      // Its failures were not the account's.
+      expect((await signIn.signIn('bob@acme.test', 'bob-password', '198.51.100.1')).outcome).toBe(
+        'signed-in',
+      );
+      clock.advance(30_000);
+      expect((await signIn.signIn('bob@acme.test', 'bob-password', '192.0.2.1', laptop)).outcome).toBe(
+        'signed-in',
+      );
+    });
+
+    it('is known only to the account it signed in to, and for 90 days after its last sign-in', async () => {
+      const { clock, signIn } = await setUp();
+      await signIn.signIn('carol@acme.test', 'carol-password', '192.0.2.1', laptop);
+      let guesses = 0;
+      const holdDown = async (name: string) => {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          guesses += 1;
+          await signIn.signIn(`${name}@acme.test`, 'guess', `203.0.113.${guesses}`);
+        }
+      };
+      await holdDown('dave');
+      expect((await signIn.signIn('dave@acme.test', 'dave-password', '192.0.2.1', laptop)).outcome).toBe(
+        'throttled',
+      );
+      clock.advance(89 * 24 * 3600_000);
+      await holdDown('carol');
+      expect((await signIn.signIn('carol@acme.test', 'carol-password', '192.0.2.1', laptop)).outcome).toBe(
+        'signed-in',
+      );
+      // That sign-in renewed it for 90 days more; without one, it is forgotten.
+      clock.advance(91 * 24 * 3600_000);
+      await holdDown('carol');
+      expect((await signIn.signIn('carol@acme.test', 'carol-password', '192.0.2.1', laptop)).outcome).toBe(
+        'throttled',
+      );
+    });
+  });
 });
