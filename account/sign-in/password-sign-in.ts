@@ -18,6 +18,8 @@ export interface PasswordSignInOptions {
   clock?: Clock;
   /** A session ends this long after its last use (ms; default 12 hours). */
   sessionIdleMs?: number;
+  /** A session ends this long after sign-in, however much it is used (ms; default 7 days). */
+  sessionMaxAgeMs?: number;
   /** Failed sign-ins allowed per account and per address; {@link defaultSignInLimits} by default. */
   limits?: Partial<SignInLimits>;
 }
@@ -76,11 +78,22 @@ const deviceDigest = (device: string, account: string) =>
   createHash('sha256').update(`${device}\n${account}`).digest('hex');
 const trustedKey = (digest: string) => `signin-trusted:${digest}`;
 
+/** `value` of the option `name`, a positive finite number of milliseconds, or a RangeError. */
+function positiveMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive number of milliseconds, not ${value}`);
+  }
+  return value;
+}
+
 /** Email-and-password sign-in with sessions in storage (docs in README.md#account-pages). */
 export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
   const { state } = options;
   const clock = options.clock ?? systemClock;
-  const sessions = sessionStore(state, clock, options.sessionIdleMs ?? 12 * 3600_000);
+  const sessions = sessionStore(state, clock, {
+    idleMs: positiveMs('sessionIdleMs', options.sessionIdleMs ?? 12 * 3600_000),
+    maxAgeMs: positiveMs('sessionMaxAgeMs', options.sessionMaxAgeMs ?? 7 * 24 * 3600_000),
+  });
   const throttle = signInThrottle(state, clock, { ...defaultSignInLimits, ...options.limits });
   const cookieName = 'chat_notify_session';
   // Unknown emails are checked against this, so that they take as long as known ones.

@@ -31,23 +31,46 @@ export interface SessionStore {
 interface StoredSession extends Session {
   /** When its expiry was last pushed back (epoch ms). */
   touchedAt: number;
+  /**
+   * When it began (epoch ms). Absent in sessions of an earlier release, which count from their
+   * last touch and have it written at the next one.
+   */
+  startedAt?: number;
 }
+
+/** How long a session may still live at `now`: its idle time, cut short by its absolute lifetime. */
+const ttlAt = (startedAt: number, now: number, idleMs: number, maxAgeMs: number): number =>
+  Math.min(idleMs, startedAt + maxAgeMs - now);
 
 const idPattern = /^[A-Za-z0-9]{32}$/;
 
+/** How long sessions live. */
+export interface SessionLifetime {
+  /** A session ends this long after its last use (sliding). */
+  idleMs: number;
+  /** A session ends this long after it began, however much it is used. */
+  maxAgeMs: number;
+}
+
 /**
  * Sessions that end `idleMs` after their last use (sliding, pushed back at most once a minute so that
- * reading a session is not a write each time). The store keeps only a SHA-256 of each id, so its
- * content cannot be replayed as a cookie.
+ * reading a session is not a write each time), and `maxAgeMs` after they began, used or not: a
+ * stolen cookie does not stay good for ever by being used. The store keeps only a SHA-256 of each
+ * id, so its content cannot be replayed as a cookie.
  */
-export function sessionStore(state: TransportStateStore, clock: Clock, idleMs: number): SessionStore {
+export function sessionStore(
+  state: TransportStateStore,
+  clock: Clock,
+  { idleMs, maxAgeMs }: SessionLifetime,
+): SessionStore {
   const keyOf = (sessionId: string) => `session:${createHash('sha256').update(sessionId).digest('hex')}`;
   const touchEveryMs = Math.min(60_000, idleMs / 10);
   return {
     async create(session) {
       const sessionId = randomBase62(32);
-      const stored: StoredSession = { ...session, touchedAt: clock.now() };
-      await state.set(keyOf(sessionId), JSON.stringify(stored), { ttlMs: idleMs });
+      const now = clock.now();
+      const stored: StoredSession = { ...session, touchedAt: now, startedAt: now };
+      await state.set(keyOf(sessionId), JSON.stringify(stored), { ttlMs: ttlAt(now, now, idleMs, maxAgeMs) });
       return sessionId;
     },
     async read(sessionId) {
@@ -57,12 +80,18 @@ export function sessionStore(state: TransportStateStore, clock: Clock, idleMs: n
       if (record === null) return null;
       const session = JSON.parse(record.value) as StoredSession;
       const now = clock.now();
+      const startedAt = session.startedAt ?? session.touchedAt;
+      const ttlMs = ttlAt(startedAt, now, idleMs, maxAgeMs);
+      if (ttlMs <= 0) {
+        await state.delete(key);
+        return null;
+      }
       if (now - session.touchedAt >= touchEveryMs) {
         // Compare-and-set: a session ended meanwhile must stay ended, not be written back.
-        const touched: StoredSession = { ...session, touchedAt: now };
-        await state.compareAndSet(key, JSON.stringify(touched), record.version, { ttlMs: idleMs });
+        const touched: StoredSession = { ...session, touchedAt: now, startedAt };
+        await state.compareAndSet(key, JSON.stringify(touched), record.version, { ttlMs });
       }
-      return session;
+      return { user: session.user, credentialVersion: session.credentialVersion };
     },
     end: (sessionId) => state.delete(keyOf(sessionId)),
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { passwordSignIn } from '../../account/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
@@ -14,11 +15,15 @@ const alice = {
 
 const hours = 3600_000;
 
-async function signedIn(sessionIdleMs?: number) {
+/** Where a session is stored: a digest of its id in the account's view of the transport state. */
+const sessionKey = (sessionId: string) =>
+  `account:session:${createHash('sha256').update(sessionId).digest('hex')}`;
+
+async function signedIn(lifetime: { sessionIdleMs?: number; sessionMaxAgeMs?: number } = {}) {
   const clock = manualClock();
   const storage = memoryStorage({ clock });
   const state = scopedTransportState(storage.transportState, 'account');
-  const signIn = passwordSignIn({ state, clock, ...(sessionIdleMs ? { sessionIdleMs } : {}) });
+  const signIn = passwordSignIn({ state, clock, ...lifetime });
   await signIn.setPassword(alice, 'correct horse');
   const result = await signIn.signIn('alice@acme.test', 'correct horse', '192.0.2.1');
   if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
@@ -57,6 +62,59 @@ describe('account sessions', () => {
       clock.advance(10 * hours);
       expect(await resolve(), `after ${(step + 1) * 10} hours`).toEqual(alice);
     }
+  });
+
+  it('ends a session 7 days after sign-in, however much it is used', async () => {
+    const { clock, resolve } = await signedIn();
+    for (let elapsed = 10; elapsed < 7 * 24; elapsed += 10) {
+      clock.advance(10 * hours);
+      expect(await resolve(), `after ${elapsed} hours`).toEqual(alice);
+    }
+    clock.advance(8 * hours);
+    expect(await resolve()).toBeNull();
+  });
+
+  it('takes the absolute lifetime from sessionMaxAgeMs, and expires an unused session no later', async () => {
+    const used = await signedIn({ sessionMaxAgeMs: 3 * hours });
+    used.clock.advance(2 * hours);
+    expect(await used.resolve()).toEqual(alice);
+    used.clock.advance(hours - 1);
+    expect(await used.resolve()).toEqual(alice);
+    used.clock.advance(1);
+    expect(await used.resolve()).toBeNull();
+    // Unused after its last touch, it is gone from storage at the absolute end, not an idle time later.
+    const unused = await signedIn({ sessionMaxAgeMs: 3 * hours });
+    unused.clock.advance(2 * hours);
+    expect(await unused.resolve()).toEqual(alice);
+    unused.clock.advance(hours);
+    expect(await unused.storage.transportState.get(sessionKey(unused.sessionId))).toBeNull();
+  });
+
+  it('counts a session of an earlier release, without its start, from its last recorded use', async () => {
+    const { clock, storage, sessionId, resolve } = await signedIn({ sessionMaxAgeMs: 3 * hours });
+    clock.advance(2 * hours);
+    const key = sessionKey(sessionId);
+    const stored = JSON.parse((await storage.transportState.get(key))?.value ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    const { startedAt: _started, ...earlier } = stored;
+    await storage.transportState.set(key, JSON.stringify({ ...earlier, touchedAt: clock.now() }), {
+      ttlMs: 12 * hours,
+    });
+    // Four hours after sign-in, two after its last recorded use: still within three hours of that.
+    clock.advance(2 * hours);
+    expect(await resolve()).toEqual(alice);
+    clock.advance(hours);
+    expect(await resolve()).toBeNull();
+  });
+
+  it('refuses a lifetime that is not a positive number of milliseconds', () => {
+    const state = scopedTransportState(memoryStorage().transportState, 'account');
+    expect(() => passwordSignIn({ state, sessionMaxAgeMs: 0 })).toThrow(
+      'sessionMaxAgeMs must be a positive number of milliseconds, not 0',
+    );
+    expect(() => passwordSignIn({ state, sessionIdleMs: Number.NaN })).toThrow(RangeError);
   });
 
   it('ends at once on sign-out, and stays ended', async () => {
