@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { normalizeEmail, type TransportStateStore } from '../../core/adapter-kit.js';
 import { type Clock, systemClock } from '../../core/index.js';
 import type { ResolveUser } from '../account-user.js';
-import { hashPassword, verifyPassword } from './password-hash.js';
+import { hashPassword, needsRehash, verifyPassword } from './password-hash.js';
 import { type SessionUser, sessionStore } from './sessions.js';
 import { defaultSignInLimits, type SignInLimits, signInThrottle } from './sign-in-throttle.js';
 
@@ -40,7 +40,8 @@ export interface PasswordSignIn {
    * Stores the scrypt hash of `user`'s password (never the password), replacing any earlier one.
    * Replacing it (another password, or the same with another name, role or organization) ends the
    * user's sessions; the same password for the same user keeps them, so that a restart that sets
-   * every password again signs nobody out.
+   * every password again signs nobody out, unless its hash was made with the weaker parameters of an
+   * earlier release: it is then hashed again (as it is at the user's next sign-in).
    * @throws RangeError for an empty password.
    */
   setPassword(user: SessionUser, password: string): Promise<void>;
@@ -99,6 +100,19 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
   // Unknown emails are checked against this, so that they take as long as known ones.
   let decoy: Promise<string> | null = null;
 
+  /**
+   * Hashes again, now that it is known, a password whose stored hash was made with weaker
+   * parameters, and answers the credential's new version. When another write changed the credential
+   * meanwhile, answers the version read: a session started on it does not stand, since the
+   * credential it was checked against is gone.
+   */
+  const rehash = async (user: SessionUser, password: string, version: number): Promise<number> => {
+    const credential: Credential = { user, hash: await hashPassword(password) };
+    return (
+      (await state.compareAndSet(credentialKey(user.email), JSON.stringify(credential), version)) ?? version
+    );
+  };
+
   return {
     cookieName,
     async setPassword(user, password) {
@@ -109,6 +123,7 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       if (
         current !== null &&
         JSON.stringify(current.user) === JSON.stringify(user) &&
+        !needsRehash(current.hash) &&
         (await verifyPassword(password, current.hash))
       ) {
         return;
@@ -131,9 +146,12 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       if (!right || record === null || credential === null) return { outcome: 'refused' };
       await reservation.release();
       if (digest !== null) await state.set(trustedKey(digest), '1', { ttlMs: trustedDeviceMs });
+      const version = needsRehash(credential.hash)
+        ? await rehash(credential.user, password, record.version)
+        : record.version;
       return {
         outcome: 'signed-in',
-        sessionId: await sessions.create({ user: credential.user, credentialVersion: record.version }),
+        sessionId: await sessions.create({ user: credential.user, credentialVersion: version }),
         user: credential.user,
       };
     },

@@ -1,10 +1,29 @@
+import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../../account/index.js';
+import { hashPassword, passwordSignIn, verifyPassword } from '../../account/index.js';
+import { needsRehash } from '../../account/sign-in/password-hash.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+
+/** A hash as the release before made them: N = 2^15, r = 8, p = 1. */
+function earlierHash(password: string): string {
+  const salt = Buffer.alloc(16, 7);
+  const key = scryptSync(password, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 2 * 128 * 2 ** 15 * 8 });
+  return ['scrypt', 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+const alice = {
+  userId: 'usr_alice',
+  organizationId: 'acme',
+  admin: true,
+  name: 'Alice Doe',
+  email: 'alice@acme.test',
+};
 
 describe('account password hashing (scrypt)', () => {
   it('stores a salted scrypt hash, never the password, and verifies only the right password', async () => {
     const hash = await hashPassword('correct horse');
-    expect(hash).toMatch(/^scrypt\$15\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(hash).toMatch(/^scrypt\$15\$8\$3\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(hash).not.toContain('correct horse');
     expect(await verifyPassword('correct horse', hash)).toBe(true);
     expect(await verifyPassword('correct horse ', hash)).toBe(false);
@@ -38,5 +57,48 @@ describe('account password hashing (scrypt)', () => {
     ]) {
       expect(await verifyPassword('pw', stored), stored).toBe(false);
     }
+  });
+
+  describe('hashes of an earlier release, with weaker parameters', () => {
+    async function withEarlierHash() {
+      const storage = memoryStorage();
+      const state = scopedTransportState(storage.transportState, 'account');
+      await state.set('credential:alice@acme.test', JSON.stringify({ user: alice, hash: earlierHash('pw') }));
+      const signIn = passwordSignIn({ state });
+      const storedHash = async () =>
+        (JSON.parse((await state.get('credential:alice@acme.test'))?.value ?? '{}') as { hash: string }).hash;
+      return { signIn, storedHash };
+    }
+
+    it('are still verified, and known to need hashing again', async () => {
+      const stored = earlierHash('pw');
+      expect(await verifyPassword('pw', stored)).toBe(true);
+      expect(needsRehash(stored)).toBe(true);
+      expect(needsRehash(await hashPassword('pw'))).toBe(false);
+    });
+
+    it('are hashed again at the next sign-in, whose session stands', async () => {
+      const { signIn, storedHash } = await withEarlierHash();
+      const result = await signIn.signIn('alice@acme.test', 'pw', '192.0.2.1');
+      if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
+      expect(await storedHash()).toMatch(/^scrypt\$15\$8\$3\$/);
+      const request = {
+        method: 'GET',
+        path: '/account',
+        headers: {},
+        cookies: { [signIn.cookieName]: result.sessionId },
+        clientAddress: '192.0.2.1',
+      };
+      expect(await signIn.resolveUser(request)).toEqual(alice);
+    });
+
+    it('are hashed again when the same password is set again', async () => {
+      const { signIn, storedHash } = await withEarlierHash();
+      await signIn.setPassword(alice, 'pw');
+      const hash = await storedHash();
+      expect(hash).toMatch(/^scrypt\$15\$8\$3\$/);
+      await signIn.setPassword(alice, 'pw');
+      expect(await storedHash()).toBe(hash);
+    });
   });
 });
