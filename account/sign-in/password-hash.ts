@@ -45,8 +45,19 @@ const small = (text: string | undefined, max: number): number | null =>
     : null;
 
 /**
- * Whether `password` is the one `stored` was made from, compared in constant time. False for a
- * stored value that is not a hash of {@link hashPassword} (or asks for absurd parameters).
+ * The parallelism of the extra derivation that makes a check against a hash of `log2N`, `r` and
+ * `p` cost what one against a new hash does, or 0: a hash of an earlier release (p = 1) would
+ * otherwise be checked faster than the decoy of an unknown email, and tell the two apart. Only
+ * hashes of today's N and r are padded: no release made others.
+ */
+export function paddingFor(log2N: number, r: number, p: number): number {
+  return log2N === defaults.log2N && r === defaults.r ? Math.max(0, defaults.p - p) : 0;
+}
+
+/**
+ * Whether `password` is the one `stored` was made from, compared in constant time, in the time a
+ * check against a new hash takes ({@link paddingFor}). False for a stored value that is not a hash
+ * of {@link hashPassword} (or asks for absurd parameters).
  */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, log2NText, rText, pText, saltText, hashText] = stored.split('$');
@@ -58,5 +69,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(hashText, 'base64url');
   if (expected.length !== keyLength) return false;
   const key = await derive(password, Buffer.from(saltText, 'base64url'), log2N, r, p);
+  const padding = paddingFor(log2N, r, p);
+  if (padding > 0) await derive(password, randomBytes(16), log2N, r, padding);
   return timingSafeEqual(key, expected);
 }

@@ -1,10 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { normalizeEmail, type TransportStateStore } from '../../core/adapter-kit.js';
 import { type Clock, systemClock } from '../../core/index.js';
 import type { ResolveUser } from '../account-user.js';
-import { hashPassword, needsRehash, verifyPassword } from './password-hash.js';
+import {
+  type Credential,
+  credentialKey,
+  isOutdated,
+  newCredential,
+  readCredential,
+  type StoredCredential,
+} from './credentials.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
 import { type SessionUser, sessionStore } from './sessions.js';
 import { defaultSignInLimits, type SignInLimits, signInThrottle } from './sign-in-throttle.js';
+import { browserDigest, trustedBrowsers } from './trusted-browsers.js';
 
 /** Options of {@link passwordSignIn}. */
 export interface PasswordSignInOptions {
@@ -40,8 +49,9 @@ export interface PasswordSignIn {
    * Stores the scrypt hash of `user`'s password (never the password), replacing any earlier one.
    * Replacing it (another password, or the same with another name, role or organization) ends the
    * user's sessions; the same password for the same user keeps them, so that a restart that sets
-   * every password again signs nobody out, unless its hash was made with the weaker parameters of an
-   * earlier release: it is then hashed again (as it is at the user's next sign-in).
+   * every password again signs nobody out, unless it was stored by an earlier release: it is then
+   * written again (as it is at the user's next sign-in). A new credential also forgets the browsers
+   * that signed in with the one before.
    * @throws RangeError for an empty password.
    */
   setPassword(user: SessionUser, password: string): Promise<void>;
@@ -50,9 +60,9 @@ export interface PasswordSignIn {
   /**
    * Checks a password, slowed down after repeated failures, and starts a session when it is right.
    * `device` is a secret the browser keeps across visits (the account pages pass their CSRF anchor):
-   * for 90 days after a sign-in from it, its attempts at that account are
-   * slowed down in a bucket of their own, so that someone who fails on purpose elsewhere cannot keep
-   * it out.
+   * for 90 days after a sign-in from it, while the password stays the same, its attempts at that
+   * account are slowed down in a bucket of their own, so that someone who fails on purpose elsewhere
+   * cannot keep it out. An account remembers its 20 browsers used last.
    */
   signIn(email: string, password: string, clientAddress: string, device?: string): Promise<SignInResult>;
   /** Ends a session on every instance. */
@@ -63,21 +73,6 @@ export interface PasswordSignIn {
    */
   resolveUser: ResolveUser;
 }
-
-interface Credential {
-  user: SessionUser;
-  hash: string;
-}
-
-const credentialKey = (email: string) => `credential:${normalizeEmail(email)}`;
-
-/** How long after its last sign-in to an account a browser keeps a slow-down bucket of its own there. */
-const trustedDeviceMs = 90 * 24 * 3600_000;
-
-/** Names a browser's sign-ins to one account without storing its secret. */
-const deviceDigest = (device: string, account: string) =>
-  createHash('sha256').update(`${device}\n${account}`).digest('hex');
-const trustedKey = (digest: string) => `signin-trusted:${digest}`;
 
 /** `value` of the option `name`, a positive finite number of milliseconds, or a RangeError. */
 function positiveMs(name: string, value: number): number {
@@ -96,62 +91,75 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
     maxAgeMs: positiveMs('sessionMaxAgeMs', options.sessionMaxAgeMs ?? 7 * 24 * 3600_000),
   });
   const throttle = signInThrottle(state, clock, { ...defaultSignInLimits, ...options.limits });
+  const browsers = trustedBrowsers(state, clock);
   const cookieName = 'chat_notify_session';
   // Unknown emails are checked against this, so that they take as long as known ones.
   let decoy: Promise<string> | null = null;
 
   /**
-   * Hashes again, now that it is known, a password whose stored hash was made with weaker
-   * parameters, and answers the credential's new version. When another write changed the credential
-   * meanwhile, answers the version read: a session started on it does not stand, since the
-   * credential it was checked against is gone.
+   * The credential a right `password` signs in with: `stored` itself, or, when it is of an earlier
+   * release, the same written again with a fresh hash and an id. When another write landed in
+   * between (another sign-in's upgrade, a new password), the credential now stored, if the password
+   * is still right for it; otherwise null.
    */
-  const rehash = async (user: SessionUser, password: string, version: number): Promise<number> => {
-    const credential: Credential = { user, hash: await hashPassword(password) };
-    return (
-      (await state.compareAndSet(credentialKey(user.email), JSON.stringify(credential), version)) ?? version
-    );
+  const upToDate = async (
+    email: string,
+    password: string,
+    stored: StoredCredential,
+  ): Promise<Credential | null> => {
+    if (!isOutdated(stored.credential)) return stored.credential;
+    const fresh = await newCredential(stored.credential.user, password);
+    if ((await state.compareAndSet(credentialKey(email), JSON.stringify(fresh), stored.version)) !== null) {
+      return fresh;
+    }
+    const now = await readCredential(state, email);
+    return now !== null &&
+      !isOutdated(now.credential) &&
+      (await verifyPassword(password, now.credential.hash))
+      ? now.credential
+      : null;
   };
 
   return {
     cookieName,
     async setPassword(user, password) {
       if (password === '') throw new RangeError(`The password of ${user.email} is empty`);
-      const key = credentialKey(user.email);
-      const stored = await state.get(key);
-      const current = stored === null ? null : (JSON.parse(stored.value) as Credential);
+      const current = (await readCredential(state, user.email))?.credential ?? null;
       if (
         current !== null &&
+        !isOutdated(current) &&
         JSON.stringify(current.user) === JSON.stringify(user) &&
-        !needsRehash(current.hash) &&
         (await verifyPassword(password, current.hash))
       ) {
         return;
       }
-      const credential: Credential = { user, hash: await hashPassword(password) };
-      await state.set(key, JSON.stringify(credential));
+      await state.set(credentialKey(user.email), JSON.stringify(await newCredential(user, password)));
     },
-    removePassword: (email) => state.delete(credentialKey(email)),
+    async removePassword(email) {
+      await Promise.all([state.delete(credentialKey(email)), browsers.forget(normalizeEmail(email))]);
+    },
     async signIn(email, password, clientAddress, device) {
       const account = normalizeEmail(email);
-      const digest = device === undefined || device === '' ? null : deviceDigest(device, account);
-      const trusted = digest !== null && (await state.get(trustedKey(digest))) !== null;
+      const stored = await readCredential(state, account);
+      const digest = device === undefined || device === '' ? null : browserDigest(device, account);
+      const credentialId = stored?.credential.id;
+      const trusted =
+        digest !== null &&
+        credentialId !== undefined &&
+        (await browsers.trusts(account, credentialId, digest));
       const reservation = await throttle.reserve(account, clientAddress, trusted ? digest : undefined);
       if (!reservation.granted)
         return { outcome: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
-      const record = await state.get(credentialKey(email));
-      const credential = record === null ? null : (JSON.parse(record.value) as Credential);
       decoy ??= hashPassword(randomBytes(16).toString('base64url'));
-      const right = await verifyPassword(password, credential?.hash ?? (await decoy));
-      if (!right || record === null || credential === null) return { outcome: 'refused' };
+      const right = await verifyPassword(password, stored?.credential.hash ?? (await decoy));
+      if (!right || stored === null) return { outcome: 'refused' };
       await reservation.release();
-      if (digest !== null) await state.set(trustedKey(digest), '1', { ttlMs: trustedDeviceMs });
-      const version = needsRehash(credential.hash)
-        ? await rehash(credential.user, password, record.version)
-        : record.version;
+      const credential = await upToDate(account, password, stored);
+      if (credential?.id === undefined) return { outcome: 'refused' };
+      if (digest !== null) await browsers.remember(account, credential.id, digest);
       return {
         outcome: 'signed-in',
-        sessionId: await sessions.create({ user: credential.user, credentialVersion: version }),
+        sessionId: await sessions.create({ user: credential.user, credentialId: credential.id }),
         user: credential.user,
       };
     },
@@ -161,8 +169,8 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       if (sessionId === undefined) return null;
       const session = await sessions.read(sessionId);
       if (session === null) return null;
-      const credential = await state.get(credentialKey(session.user.email));
-      if (credential?.version !== session.credentialVersion) {
+      const stored = await readCredential(state, session.user.email);
+      if (session.credentialId === undefined || stored?.credential.id !== session.credentialId) {
         await sessions.end(sessionId);
         return null;
       }

@@ -7,15 +7,15 @@ import type { AccountUser } from '../account-user.js';
 /** The person a session belongs to, as they were when they signed in. */
 export type SessionUser = Required<AccountUser>;
 
-/** A live session: whose it is, and the version of the credential it was started with. */
+/** A live session: whose it is, and the credential it was started with. */
 export interface Session {
   user: SessionUser;
   /**
-   * The version of the user's stored credential at sign-in: once the credential is rewritten (a new
-   * password, name or role) or removed, the session no longer stands. Absent in sessions of an
-   * earlier release, which then no longer stand either.
+   * The id of the user's credential at sign-in: once the credential is rewritten (a new password,
+   * name or role) or removed, the session no longer stands, even if the same is written again.
+   * Absent in sessions of an earlier release, which then no longer stand either.
    */
-  credentialVersion?: number;
+  credentialId?: string;
 }
 
 /** Sessions of the library's sign-in, kept in storage so that every instance knows them. */
@@ -91,7 +91,7 @@ export function sessionStore(
         const touched: StoredSession = { ...session, touchedAt: now, startedAt };
         await state.compareAndSet(key, JSON.stringify(touched), record.version, { ttlMs });
       }
-      return { user: session.user, credentialVersion: session.credentialVersion };
+      return { user: session.user, credentialId: session.credentialId };
     },
     end: (sessionId) => state.delete(keyOf(sessionId)),
   };

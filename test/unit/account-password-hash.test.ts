@@ -1,7 +1,7 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, passwordSignIn, verifyPassword } from '../../account/index.js';
-import { needsRehash } from '../../account/sign-in/password-hash.js';
+import { needsRehash, paddingFor } from '../../account/sign-in/password-hash.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
 
@@ -90,6 +90,32 @@ describe('account password hashing (scrypt)', () => {
         clientAddress: '192.0.2.1',
       };
       expect(await signIn.resolveUser(request)).toEqual(alice);
+    });
+
+    it('are checked in the time of a new hash, so that they cannot be told from an unknown email', () => {
+      expect(paddingFor(15, 8, 1)).toBe(2);
+      expect(paddingFor(15, 8, 3)).toBe(0);
+      expect(paddingFor(14, 8, 1)).toBe(0);
+    });
+
+    it('are hashed again once when two sign-ins race, and both sessions stand', async () => {
+      const { signIn, storedHash } = await withEarlierHash();
+      const results = await Promise.all([
+        signIn.signIn('alice@acme.test', 'pw', '192.0.2.1'),
+        signIn.signIn('alice@acme.test', 'pw', '192.0.2.2'),
+      ]);
+      expect(await storedHash()).toMatch(/^scrypt\$15\$8\$3\$/);
+      for (const result of results) {
+        if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
+        const request = {
+          method: 'GET',
+          path: '/account',
+          headers: {},
+          cookies: { [signIn.cookieName]: result.sessionId },
+          clientAddress: '192.0.2.1',
+        };
+        expect(await signIn.resolveUser(request)).toEqual(alice);
+      }
     });
 
     it('are hashed again when the same password is set again', async () => {

@@ -157,6 +157,16 @@ describe('account sessions', () => {
     expect(await resolve()).toBeNull();
   });
 
+  it.each([
+    ['the same user', alice],
+    ['another user with that email', { ...alice, userId: 'usr_alice2', admin: false }],
+  ])('does not bring a session back when a sign-in taken away is given to %s again', async (_who, user) => {
+    const { signIn, resolve } = await signedIn();
+    await signIn.removePassword('alice@acme.test');
+    await signIn.setPassword(user, 'correct horse');
+    expect(await resolve()).toBeNull();
+  });
+
   it('keeps only a digest of the session id in storage', async () => {
     const { storage, sessionId } = await signedIn();
     const anything = await storage.transportState.get(`account:session:${sessionId}`);

@@ -160,5 +160,50 @@ describe('the sign-in slow-down', () => {
         'throttled',
       );
     });
+
+    async function heldDown() {
+      const { clock, signIn } = await setUp();
+      let guesses = 0;
+      const holdDown = async () => {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          guesses += 1;
+          await signIn.signIn('alice@acme.test', 'guess', `203.0.113.${guesses}`);
+        }
+      };
+      const fromLaptop = () => signIn.signIn('alice@acme.test', 'alice-password', '192.0.2.1', laptop);
+      return { clock, signIn, holdDown, fromLaptop };
+    }
+
+    it.each([
+      ['a new password', 'set'],
+      ['the sign-in taken away and given back', 'remove'],
+    ])('is forgotten after %s', async (_change, change) => {
+      const { signIn, holdDown, fromLaptop } = await heldDown();
+      expect((await fromLaptop()).outcome).toBe('signed-in');
+      if (change === 'remove') await signIn.removePassword('alice@acme.test');
+      await signIn.setPassword(user('alice'), change === 'set' ? 'new-password' : 'alice-password');
+      if (change === 'set') await signIn.setPassword(user('alice'), 'alice-password');
+      await holdDown();
+      expect((await fromLaptop()).outcome).toBe('throttled');
+    });
+
+    it('is one of the 20 an account remembers, the ones that signed in last', async () => {
+      const { clock, signIn, holdDown } = await heldDown();
+      const browser = (index: number) => `Browser${String(index).padStart(25, '0')}`;
+      for (let index = 0; index <= 20; index++) {
+        clock.advance(1_000);
+        expect(
+          (await signIn.signIn('alice@acme.test', 'alice-password', `198.51.100.${index}`, browser(index)))
+            .outcome,
+        ).toBe('signed-in');
+      }
+      await holdDown();
+      expect(
+        (await signIn.signIn('alice@acme.test', 'alice-password', '192.0.2.7', browser(0))).outcome,
+      ).toBe('throttled');
+      expect(
+        (await signIn.signIn('alice@acme.test', 'alice-password', '192.0.2.7', browser(1))).outcome,
+      ).toBe('signed-in');
+    });
   });
 });
