@@ -101,6 +101,43 @@ describe('Teams transport: tenants', () => {
     expect((await w.send({ user_emails: ['alice@acme.test'], message: 'Hi' })).status).toBe(500);
   });
 
+  it("does not link a member of another tenant found in this tenant's team, whose address is someone's here", async () => {
+    const w = await start();
+    // Mallory, of another tenant, is in a team of acme's tenant (an external member of a shared
+    // channel) and her roster entry says alice@acme.test.
+    const installation = w.connector.teamInstallActivity(bob.id, [mallory.id, carol.id]);
+    expect((await w.post(installation)).status).toBe(200);
+    const joined = {
+      ...installation,
+      id: 'f:joined-external',
+      membersAdded: [
+        { id: mallory.id, aadObjectId: mallory.aadObjectId },
+        { id: carol.id, aadObjectId: carol.aadObjectId },
+      ],
+    };
+    expect((await w.post(joined)).status).toBe(200);
+    expect((await w.send({ user_emails: ['alice@acme.test'], message: 'Approve payroll?' })).status).toBe(
+      500,
+    );
+    expect(w.connector.callsTo('create').map((call) => call.body)).toEqual([]);
+    expect(w.logs.some((line) => line.startsWith('Teams user of another tenant: not linked'))).toBe(true);
+    expect((await w.send({ user_emails: ['carol@acme.test'], message: 'Hi' })).status).toBe(200);
+  });
+
+  it("links the other members when one's roster entry cannot be read, and answers 200", async () => {
+    const w = await start();
+    const installation = w.connector.teamInstallActivity(bob.id, [carol.id]);
+    expect((await w.post(installation)).status).toBe(200);
+    const joined = {
+      ...installation,
+      id: 'f:joined-ghost',
+      membersAdded: [{ id: '29:gone-again' }, { id: carol.id, aadObjectId: carol.aadObjectId }],
+    };
+    expect((await w.post(joined)).status).toBe(200);
+    expect(w.logs.some((line) => line.startsWith('Teams member not in the roster: not linked'))).toBe(true);
+    expect((await w.send({ user_emails: ['carol@acme.test'], message: 'Hi' })).status).toBe(200);
+  });
+
   it('refuses a click from another tenant on a message of this one', async () => {
     const w = await start();
     await w.install(bob);

@@ -27,8 +27,8 @@ const accepted: HttpResponse = { status: 200, headers: {}, body: '' };
 
 /**
  * `POST /teams/messages`, the bot's messaging endpoint (docs/teams.md). The `Authorization` token
- * is checked before anything else, the body is not even read without a good one: `401` in the error
- * shape. Then the activity must name the service URL its token was issued for (else `401`) and come
+ * is checked before anything else is done, the activity is not even parsed without a good one: `401`
+ * in the error shape. Then the activity must name the service URL its token was issued for (else `401`) and come
  * from a tenant some organization names (else `403`; nothing is stored). Installation activities
  * link users and get an empty `200` once done; a click (`adaptiveCard/action` invoke) gets the card
  * to show in its `200`; other invokes get `501`, and other activities an empty `200`.

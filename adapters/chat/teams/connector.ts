@@ -22,6 +22,8 @@ export interface RosterMember {
   aadObjectId: string | null;
   email: string | null;
   userPrincipalName: string | null;
+  /** The member's home tenant, as the roster gives it (an external member's is not the team's). */
+  tenantId: string | null;
 }
 
 /** The Bot Connector calls of the transport, each paced, retried and bounded in time. */
@@ -57,6 +59,7 @@ const rosterSchema = z.object({
   aadObjectId: z.string().nullish(),
   email: z.string().nullish(),
   userPrincipalName: z.string().nullish(),
+  tenantId: z.string().nullish(),
 });
 
 const resourceSchema = z.object({ id: z.string().min(1) });
@@ -145,6 +148,7 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
         aadObjectId: member.aadObjectId ?? null,
         email: member.email ?? null,
         userPrincipalName: member.userPrincipalName ?? null,
+        tenantId: member.tenantId ?? null,
       };
     },
 

@@ -2,6 +2,7 @@ import { type Logger, normalizeEmail } from '../../../core/adapter-kit.js';
 import type { TeamsAccount, TeamsActivity } from './activity.js';
 import type { TeamsConnector } from './connector.js';
 import type { AgentAccount, TeamsMembers } from './members.js';
+import { httpStatusOf } from './retry.js';
 
 /** What linking users needs: the records of users, the Bot Connector, a logger. */
 export interface LinkingContext {
@@ -62,7 +63,20 @@ export async function linkFromActivity(
   }
   const users = added.filter((member) => member.id !== botId);
   if (botAdded && !users.some((member) => member.id === activity.from.id)) users.push(activity.from);
-  for (const user of users) await link(user);
+  // One member whose roster entry cannot be read (another bot, someone gone again) does not keep the
+  // others unlinked. A failure that may pass is thrown once the rest are linked, so that the activity
+  // fails and Teams sends it again; linking again is harmless.
+  const failures: unknown[] = [];
+  for (const user of users) {
+    try {
+      await link(user);
+    } catch (error) {
+      if (httpStatusOf(error) === 404) {
+        context.logger.warn('Teams member not in the roster: not linked', { tenantId, userId: user.id });
+      } else failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 }
 
 async function linkUser(
@@ -80,6 +94,16 @@ async function linkUser(
     { serviceUrl: activity.serviceUrl, conversationId: activity.conversation.id, agent },
     account.id,
   );
+  // A member of another tenant (an external member of a shared channel) is linked in their own
+  // tenant, never under this one: their roster address may be anyone's here.
+  if (roster.tenantId !== null && roster.tenantId.toLowerCase() !== tenantId.toLowerCase()) {
+    context.logger.warn('Teams user of another tenant: not linked', {
+      tenantId,
+      userId: account.id,
+      homeTenantId: roster.tenantId,
+    });
+    return;
+  }
   const emails = [
     ...new Set(
       [roster.email, roster.userPrincipalName].flatMap((address) =>
