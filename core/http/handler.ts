@@ -2,7 +2,7 @@ import type { Logger } from '../ports/logger.js';
 import { clientAddressResolver, type TrustProxy } from './client-address.js';
 import { consumedBodyResponse } from './consumed-body.js';
 import { toErrorResponse } from './error-response.js';
-import { readBody } from './read-body.js';
+import { maxBodyBytes, readBody } from './read-body.js';
 import { flattenHeaders, type IncomingHeaders } from './request-headers.js';
 import { splitTarget } from './request-target.js';
 import { createRouter } from './router.js';
@@ -51,6 +51,25 @@ export interface HttpHandlerOptions {
 }
 
 /**
+ * No route reads the body of a GET or HEAD. One of a length within the limit is left unread, which
+ * costs nothing (Node discards it after the answer); a longer or chunked one is read up to the
+ * limit, so that the `413` the docs promise comes, and no connection streams on without end.
+ */
+function ignoredBody(
+  body: IncomingHttpRequest['body'],
+  headers: Readonly<Record<string, string | undefined>>,
+): Promise<Uint8Array> | Uint8Array {
+  const length = headers['content-length'];
+  if (
+    headers['transfer-encoding'] === undefined &&
+    (length === undefined || Number(length) <= maxBodyBytes)
+  ) {
+    return noBody;
+  }
+  return readBody(body, length).then(() => noBody);
+}
+
+/**
  * Builds the handler over a set of routes: routing on the path as received, the body limit, the
  * client's address, and the error shape for everything.
  * @throws RangeError when `trustProxy` is invalid.
@@ -73,11 +92,10 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
         path: target.path,
         query: target.query,
         headers,
-        // No route reads the body of a GET or HEAD: left unread, it costs nothing (Node discards it).
         body:
           method === 'GET' || method === 'HEAD'
-            ? noBody
-            : await readBody(incoming.body, headers['content-length']),
+            ? await ignoredBody(incoming.body, headers)
+            : await readBody(incoming.body, headers['content-length'], match.route.maxBodyBytes),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
       return await match.route.handle(request, match.params);

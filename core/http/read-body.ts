@@ -1,10 +1,13 @@
 import { isNotifyError, NotifyError } from '../errors.js';
 
-/** The largest body the API accepts (docs/http-api.md#error-reference). */
+/** The largest body the API accepts (docs/http-api.md#error-reference), and any route by default. */
 export const maxBodyBytes = 64 * 1024;
 
-const tooLarge = () =>
-  new NotifyError('payload_too_large', `Request body exceeds the limit of ${maxBodyBytes} bytes (64 KiB)`);
+const tooLarge = (limit: number) =>
+  new NotifyError(
+    'payload_too_large',
+    `Request body exceeds the limit of ${limit} bytes (${Math.floor(limit / 1024)} KiB)`,
+  );
 
 /**
  * The body stream failed before its end: the client went away mid-upload (Node reports `aborted`,
@@ -45,7 +48,7 @@ const toBytes = (chunk: Uint8Array | string): Uint8Array =>
  * Collects a Node stream through its events: its async iterator costs a promise and a wrapper
  * stream per request, more than the rest of reading a small body.
  */
-function collectStream(body: ReadableBody): Promise<Uint8Array[]> {
+function collectStream(body: ReadableBody, limit: number): Promise<Uint8Array[]> {
   if (body.readableEnded) return Promise.resolve([]);
   if (body.destroyed) return Promise.reject(new Error('The body stream was destroyed before it was read'));
   return new Promise((resolve, reject) => {
@@ -63,7 +66,7 @@ function collectStream(body: ReadableBody): Promise<Uint8Array[]> {
       if (settled) return;
       const bytes = toBytes(chunk);
       size += bytes.byteLength;
-      if (size > maxBodyBytes) fail(tooLarge());
+      if (size > limit) fail(tooLarge(limit));
       else chunks.push(bytes);
     });
     body.on('end', () => {
@@ -80,31 +83,34 @@ function collectStream(body: ReadableBody): Promise<Uint8Array[]> {
 }
 
 /** Collects a stream through its events, anything else through its iterator. */
-const collect = (body: BodySource): Promise<Uint8Array[]> =>
-  isReadable(body) ? collectStream(body) : collectIterable(body);
+const collect = (body: BodySource, limit: number): Promise<Uint8Array[]> =>
+  isReadable(body) ? collectStream(body, limit) : collectIterable(body, limit);
 
-async function collectIterable(body: BodySource): Promise<Uint8Array[]> {
+async function collectIterable(body: BodySource, limit: number): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body) {
     const bytes = toBytes(chunk);
     size += bytes.byteLength;
-    if (size > maxBodyBytes) throw tooLarge();
+    if (size > limit) throw tooLarge(limit);
     chunks.push(bytes);
   }
   return chunks;
 }
 
 /**
- * Reads a raw body, refusing it as soon as it grows past the limit rather than buffering all of it.
- * Rejects with NotifyError `payload_too_large`, or IncompleteBodyError when the stream fails.
+ * Reads a raw body, refusing it as soon as it grows past `limit` (bytes) rather than buffering all
+ * of it. Rejects with NotifyError `payload_too_large`, or IncompleteBodyError when the stream fails.
  */
-export function readBody(body: BodySource | null, declaredLength: string | undefined): Promise<Uint8Array> {
-  if (declaredLength !== undefined && Number(declaredLength) > maxBodyBytes)
-    return Promise.reject(tooLarge());
+export function readBody(
+  body: BodySource | null,
+  declaredLength: string | undefined,
+  limit = maxBodyBytes,
+): Promise<Uint8Array> {
+  if (declaredLength !== undefined && Number(declaredLength) > limit) return Promise.reject(tooLarge(limit));
   if (!body) return Promise.resolve(new Uint8Array());
   // Every send reads a body: its chunks are joined without an asynchronous step of their own.
-  return collect(body).then(joined, (error: unknown) => {
+  return collect(body, limit).then(joined, (error: unknown) => {
     if (isNotifyError(error)) throw error;
     throw new IncompleteBodyError(error);
   });

@@ -33,4 +33,9 @@ export interface Route {
   /** Path relative to the mount point; `:name` segments become `params`. */
   path: string;
   handle(request: HttpRequest, params: Readonly<Record<string, string>>): Promise<HttpResponse>;
+  /**
+   * The largest body the route reads, in bytes: a larger one is answered `413` without reading on.
+   * The API's 64 KiB by default; a platform's callbacks may carry more (Slack's carry the message).
+   */
+  maxBodyBytes?: number;
 }

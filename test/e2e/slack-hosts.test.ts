@@ -92,6 +92,24 @@ describe.each<SlackHostKind>(['express', 'koa'])('Slack end to end through the %
     expect(message?.footer).toBeNull();
   });
 
+  it('takes a click on a message of 4,000 characters outside Latin script, whose payload is over 64 KiB', async () => {
+    const target = await start();
+    const message = '日本語のテキスト'.repeat(500);
+    const answer = await api(target, '/api/notify', {
+      user_emails: [bob],
+      message,
+      response_request: { options, timeout_minutes: 60 },
+    });
+    expect(answer.status).toBe(200);
+    const click = await target.click({ owner: bob, value: 'approve' });
+    expect(Buffer.byteLength(click.body)).toBeGreaterThan(64 * 1024);
+    expect(click.status).toBe(200);
+    await target.transport.idle();
+    expect(await answerOf(target, answer.json.request_id as string, bob)).toMatchObject({
+      option_value: 'approve',
+    });
+  });
+
   it('takes a click: 200 at once, then the status, the Slack message and the callback reflect it', async () => {
     const target = await start();
     receiver = await startReceiver();

@@ -15,7 +15,9 @@ import {
   send,
 } from './client.js';
 import { type CustomApp, startCustomApp } from './custom-app.js';
+import { endlessUpload } from './endless-upload.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
+import { rawRequest } from './raw-request.js';
 
 /** `details` names the field path and the rule (docs/http-api.md#error-reference): `path: rule`, possibly among other issues. */
 const names = (path: string) => new RegExp(`(^|; )${path.replace(/[.[\]]/g, (c) => `\\${c}`)}: \\S`);
@@ -387,6 +389,36 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
 
     it('refuses a 1 MiB body with 413', async () => {
       expectError(await send(host, null, { raw: `"${'x'.repeat(1024 * 1024)}"` }), 413);
+    });
+
+    it('ends the connection with its 413 rather than reading on what the client goes on sending', async () => {
+      const upload = await endlessUpload(
+        host.origin,
+        `POST ${new URL(host.baseUrl).pathname}/api/notify HTTP/1.1\r\nHost: x\r\nX-API-Key: ${host.keys.alice}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      expect(upload.received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(upload.received.toLowerCase()).toContain('connection: close');
+      expect(upload.closedByServer).toBe(true);
+    });
+
+    it('refuses a status read whose body is over 64 KiB with 413, and ignores a small one', async () => {
+      const id = expectOk(await send(host, interactiveBody())).request_id;
+      const path = `${new URL(host.baseUrl).pathname}/api/notify/status/${id}`;
+      // Node's client sends a GET's body with neither length nor chunks unless told its length.
+      const withBody = (bytes: number) =>
+        rawRequest(host.origin, {
+          path,
+          headers: { 'x-api-key': host.keys.alice, 'content-length': String(bytes) },
+          body: 'x'.repeat(bytes),
+        });
+      expectError(await withBody(64 * 1024 + 1), 413);
+      expect((await withBody(100)).status).toBe(200);
+      const chunked = await endlessUpload(
+        host.origin,
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${host.keys.alice}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      expect(chunked.received).toMatch(/^HTTP\/1\.1 413 /);
+      expect(chunked.closedByServer).toBe(true);
     });
   });
 
