@@ -82,6 +82,7 @@ const compile = (route: Route): CompiledRoute => ({
 
 /**
  * Finds the route for a method and path; null when no route has that path (the host passes it on).
+ * A HEAD is routed as a GET.
  * Literal segments match only themselves, byte for byte (no decoding, no dot segments, no empty
  * segments skipped), and a `:name` segment matches one non-empty segment, percent-decoded.
  */
@@ -101,9 +102,12 @@ export function createRouter(routes: readonly Route[]): (method: string, path: s
     for (const { route, segments: pattern } of candidates) {
       const params = matchPath(pattern, path);
       if (params === null) continue;
-      if (route.method === method) return { route, params };
+      // HEAD is answered wherever GET is (RFC 9110 §9.3.2): the same status and headers; the
+      // host's server leaves the body out.
+      if (route.method === method || (route.method === 'GET' && method === 'HEAD')) return { route, params };
       allowed ??= new Set<string>();
       allowed.add(route.method);
+      if (route.method === 'GET') allowed.add('HEAD');
     }
     if (allowed === null) return null;
     const allow = [...allowed].join(', ');

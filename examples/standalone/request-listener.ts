@@ -43,12 +43,15 @@ async function firstAnswer(
 export function requestListener(readiness: Readiness, logger: Logger): RequestListener {
   return (req, res) => {
     const { handlers } = readiness;
-    if (pathOf(req) === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (pathOf(req) === '/healthz') {
+      const method = req.method ?? 'GET';
       writeAnswer(
         res,
-        handlers
-          ? jsonResponse(200, { status: 'ok' })
-          : errorResponse(503, `Storage is not ready: ${readiness.reason}`, { 'retry-after': '1' }),
+        method !== 'GET' && method !== 'HEAD'
+          ? errorResponse(405, `Method ${method} is not allowed here; use GET, HEAD`, { allow: 'GET, HEAD' })
+          : handlers
+            ? jsonResponse(200, { status: 'ok' })
+            : errorResponse(503, `Storage is not ready: ${readiness.reason}`, { 'retry-after': '1' }),
       );
       return;
     }

@@ -6,8 +6,11 @@ export interface ExpressNotifier {
   handle: HttpHandler;
 }
 
-function send(res: Response, response: HttpResponse): void {
-  res.status(response.status).set(response.headers).end(response.body);
+function send(req: Request, res: Response, response: HttpResponse): void {
+  res.status(response.status).set(response.headers);
+  // Node counts the body it sends; it leaves a HEAD's out, and its length with it.
+  if (req.method === 'HEAD') res.set('content-length', String(Buffer.byteLength(response.body)));
+  res.end(response.body);
 }
 
 /**
@@ -27,6 +30,6 @@ export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
         bodyConsumed: req.body !== undefined || req.readableEnded,
         clientAddress: req.socket.remoteAddress ?? '',
       })
-      .then((response) => (response ? send(res, response) : next()), next);
+      .then((response) => (response ? send(req, res, response) : next()), next);
   };
 }

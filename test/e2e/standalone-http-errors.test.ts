@@ -143,6 +143,17 @@ describe('errors of the HTTP parser, in the error shape', () => {
     expect((await fetch(`${host.base}/healthz`)).status).toBe(200);
   });
 
+  it('answers another method on /healthz with 405 and Allow: GET, HEAD, and HEAD like GET without a body', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
+      const answer = await raw([`${method} /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+      expectErrorShape(answer, 405, new RegExp(`^Method ${method} is not allowed here; use GET, HEAD$`));
+      expect(answer.headers.allow).toBe('GET, HEAD');
+    }
+    const head = await rawText(['HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+  });
+
   it('keeps serving other clients', async () => {
     const answer = await fetch(`${host.base}/healthz`);
     expect(answer.status).toBe(200);

@@ -470,6 +470,21 @@ describe.each(hostKinds)('errors (%s)', (kind) => {
   });
 
   describe('other paths and methods', () => {
+    it('answers a HEAD wherever a GET is answered: the same status and headers, no body', async () => {
+      const id = expectOk(await send(host, interactiveBody())).request_id;
+      const path = `${new URL(host.baseUrl).pathname}/api/notify/status/${id}`;
+      const headers = { 'x-api-key': host.keys.alice };
+      const got = await rawRequest(host.origin, { path, headers });
+      const head = await rawRequest(host.origin, { method: 'HEAD', path, headers });
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+      expect(head.headers.get('content-type')).toBe(got.headers.get('content-type'));
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(got.text)));
+      const refused = await rawRequest(host.origin, { method: 'POST', path, headers });
+      expectError(refused, 405);
+      expect(refused.headers.get('allow')).toBe('GET, HEAD');
+    });
+
     it('answers a wrong method on the send path with a 4xx in the error shape', async () => {
       const answer = await call(`${host.baseUrl}/api/notify`, { headers: { 'x-api-key': host.keys.alice } });
       expect([404, 405]).toContain(answer.status);

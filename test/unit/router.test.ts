@@ -45,8 +45,12 @@ function expected(method: string, path: string): string | null {
       return decoded !== '' && decoded !== '.' && decoded !== '..';
     });
     if (!matches) continue;
-    if (candidate.method === method) return `${candidate.path} ${JSON.stringify(params)}`;
-    if (!allowed.includes(candidate.method)) allowed.push(candidate.method);
+    if (candidate.method === method || (candidate.method === 'GET' && method === 'HEAD')) {
+      return `${candidate.path} ${JSON.stringify(params)}`;
+    }
+    for (const served of candidate.method === 'GET' ? ['GET', 'HEAD'] : [candidate.method]) {
+      if (!allowed.includes(served)) allowed.push(served);
+    }
   }
   return allowed.length === 0 ? null : `405 ${allowed.join(', ')}`;
 }
@@ -85,6 +89,15 @@ describe('the router', () => {
   it('answers 405 with the methods a path is served with', () => {
     expect(answered('GET', '/api/notify')).toBe('405 POST');
     expect(answered('DELETE', '/inbox/api/messages/m1/click')).toBe('405 POST');
+    expect(answered('POST', '/api/notify/status/req_1')).toBe('405 GET, HEAD');
+  });
+
+  it('routes a HEAD as a GET, and never to a route of another method', () => {
+    expect(answered('HEAD', '/api/notify/status/req_1')).toBe(
+      '/api/notify/status/:requestId {"requestId":"req_1"}',
+    );
+    expect(answered('HEAD', '/openapi.json')).toBe('/openapi.json {}');
+    expect(answered('HEAD', '/api/notify')).toBe('405 POST');
   });
 
   it('answers as the plain rules do for any path', () => {
@@ -95,7 +108,7 @@ describe('the router', () => {
     );
     fc.assert(
       fc.property(
-        fc.constantFrom('GET', 'POST', 'DELETE'),
+        fc.constantFrom('GET', 'HEAD', 'POST', 'DELETE'),
         fc.array(segment, { minLength: 1, maxLength: 6 }),
         (method, segments) => {
           const path = `/${segments.join('/')}`;
