@@ -187,3 +187,77 @@ describe('POST /teams/messages: the activity token is checked before anything el
     expect(response.headers['retry-after']).toBe('1');
   });
 });
+
+describe('POST /teams/messages: what a refused token costs and tells', () => {
+  /** A connected transport of its own, whose signing-key guard no other test has used. */
+  function freshRoute(authorityUrl = authority.authority): Route {
+    const fresh = teamsTransport({
+      appId,
+      appTenantId,
+      authority: authorityUrl,
+      tenants: fixedTeamsTenants({ acme: tenantId }),
+      tokenProvider: { getAccessToken: async () => 'outbound' },
+    });
+    fresh.connect({
+      click: async () => 'accepted',
+      listUsers: async () => [],
+      copies: async () => [],
+      view: async () => null,
+      state: scopedTransportState(memoryStorage().transportState, 'teams'),
+    });
+    const [first] = fresh.routes;
+    if (!first) throw new Error('no route');
+    return first;
+  }
+
+  const postTo = (target: Route, authorization: string, body: unknown) =>
+    target.handle(
+      {
+        method: 'POST',
+        path: '/teams/messages',
+        query: new URLSearchParams(),
+        headers: { authorization },
+        body: new TextEncoder().encode(JSON.stringify(body)),
+        clientAddress: '127.0.0.1',
+      },
+      {},
+    );
+
+  it('fetches the key set at most 10 times a minute for tokens naming keys it does not know, and takes good ones on', async () => {
+    const target = freshRoute();
+    const [installation] = connector.installActivities(alice.id);
+    expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
+    const fetches = () => authority.requests.filter((line) => line.endsWith('/discovery/v2.0/keys')).length;
+    const before = fetches();
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const now = Math.floor(Date.now() / 1000);
+    for (let index = 0; index < 15; index++) {
+      const madeUp = authority.sign(
+        { iss: authority.issuer, aud: appId, exp: now + 600, serviceurl: connector.serviceUrl },
+        { header: { alg: 'RS256', typ: 'JWT', kid: `made-up-${index}` }, key: privateKey },
+      );
+      expect((await postTo(target, `Bearer ${madeUp}`, installation)).status).toBe(401);
+    }
+    expect(fetches() - before).toBeGreaterThan(0);
+    expect(fetches() - before).toBeLessThanOrEqual(10);
+    expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
+  });
+
+  it('does not tell the caller why the key set could not be fetched', async () => {
+    // An authority whose port refuses connections: fetching its key set fails with ECONNREFUSED.
+    const unreachable = 'http://127.0.0.1:1';
+    const target = freshRoute(unreachable);
+    const token = authority.activityToken({
+      audience: appId,
+      serviceUrl: connector.serviceUrl,
+      issuer: `${unreachable}/${appTenantId}/v2.0`,
+    });
+    const [installation] = connector.installActivities(alice.id);
+    const response = await postTo(target, `Bearer ${token}`, installation);
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body)).toEqual({
+      status: 'error',
+      details: 'Invalid activity token: the token could not be verified',
+    });
+  });
+});

@@ -4,6 +4,7 @@ import {
   type Request,
   type WebResponse,
 } from '@microsoft/agents-hosting';
+import { keyFetchGuard, keyIdOf } from './key-fetch-guard.js';
 
 /** The claims of a validated token that the transport reads. */
 export interface ActivityClaims {
@@ -51,9 +52,15 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
     connections: new Map([['serviceConnection', connection]]),
   });
 
+  const guard = keyFetchGuard();
+
   return async (method, authorization) => {
     if (authorization === undefined || authorization.trim() === '') {
       return { ok: false, details: 'Missing Authorization header' };
+    }
+    const keyId = keyIdOf(authorization);
+    if (!guard.admits(keyId)) {
+      return { ok: false, details: 'Invalid activity token: signed with an unknown key; try again later' };
     }
     const request: Request = { method, headers: { authorization } };
     const refusal = { details: '' };
@@ -81,14 +88,21 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
     if (!passed || request.user === undefined) {
       return { ok: false, details: `Invalid activity token: ${refusal.details || 'unauthorized'}` };
     }
+    guard.verified(keyId);
     return { ok: true, claims: request.user };
   };
 }
 
-/** The SDK's reason, `{"jwt-auth-error": "jwt expired"}`, as one line of text. */
+/**
+ * The SDK's reason, `{"jwt-auth-error": "jwt expired"}`, as one line of text, when it is about the
+ * token (`jwt …`, `invalid …`). Any other (a key set that could not be fetched: `getaddrinfo
+ * ENOTFOUND …`) says how the service reaches the network, which is none of the caller's business.
+ */
 function refusalDetails(body: unknown): string {
   if (typeof body === 'object' && body !== null && 'jwt-auth-error' in body) {
-    return String((body as Record<string, unknown>)['jwt-auth-error']);
+    const reason = String((body as Record<string, unknown>)['jwt-auth-error']);
+    if (/^(?:jwt |invalid )/i.test(reason)) return reason;
+    return 'the token could not be verified';
   }
   return 'unauthorized';
 }
