@@ -125,6 +125,11 @@ describe('POST /teams/messages: the activity token is checked before anything el
     ],
     ['a token without the serviceurl claim', () => `Bearer ${authority.activityToken({ audience: appId })}`],
     [
+      'a token without an expiry',
+      () =>
+        `Bearer ${authority.sign({ iss: authority.issuer, aud: appId, serviceurl: connector.serviceUrl })}`,
+    ],
+    [
       'a token for another service URL',
       () =>
         `Bearer ${authority.activityToken({ audience: appId, serviceUrl: 'https://smba.trafficmanager.net/emea/' })}`,

@@ -36,8 +36,9 @@ export interface InboundAuthSettings {
  * The SDK's `authorizeJWT`, run on a plain request and response, so that any framework can use it:
  * the signature against the published keys (Bot Framework's for tokens issued by
  * `https://api.botframework.com`, the authority's otherwise), RS256 only, the audience (the app id),
- * the expiry (five minutes of clock skew, the SDK's choice) and the issuer (Bot Framework's, or
- * Entra's for the app's tenant). A missing or malformed header, and every failure, is a refusal.
+ * the expiry (five minutes of clock skew, the SDK's choice; a token without one is refused) and the
+ * issuer (Bot Framework's, or Entra's for the app's tenant). A missing or malformed header, and
+ * every failure, is a refusal.
  */
 export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTokenVerifier {
   const connection: AuthConfiguration = {
@@ -89,6 +90,11 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
       return { ok: false, details: `Invalid activity token: ${refusal.details || 'unauthorized'}` };
     }
     guard.verified(keyId);
+    // The SDK takes a token without an expiry as one that never expires: one captured once would
+    // serve for ever.
+    if (typeof request.user.exp !== 'number') {
+      return { ok: false, details: 'Invalid activity token: jwt has no expiry' };
+    }
     return { ok: true, claims: request.user };
   };
 }
