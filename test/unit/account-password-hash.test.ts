@@ -4,6 +4,7 @@ import { hashPassword, passwordSignIn, verifyPassword } from '../../account/inde
 import { needsRehash, paddingFor } from '../../account/sign-in/password-hash.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { accountAlice, sessionRequest } from '../support/account-session.js';
 
 /** A hash as the release before made them: N = 2^15, r = 8, p = 1. */
 function earlierHash(password: string): string {
@@ -12,13 +13,7 @@ function earlierHash(password: string): string {
   return ['scrypt', 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-const alice = {
-  userId: 'usr_alice',
-  organizationId: 'acme',
-  admin: true,
-  name: 'Alice Doe',
-  email: 'alice@acme.test',
-};
+const alice = accountAlice;
 
 describe('account password hashing (scrypt)', () => {
   it('stores a salted scrypt hash, never the password, and verifies only the right password', async () => {
@@ -82,14 +77,7 @@ describe('account password hashing (scrypt)', () => {
       const result = await signIn.signIn('alice@acme.test', 'pw', '192.0.2.1');
       if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
       expect(await storedHash()).toMatch(/^scrypt\$15\$8\$3\$/);
-      const request = {
-        method: 'GET',
-        path: '/account',
-        headers: {},
-        cookies: { [signIn.cookieName]: result.sessionId },
-        clientAddress: '192.0.2.1',
-      };
-      expect(await signIn.resolveUser(request)).toEqual(alice);
+      expect(await signIn.resolveUser(sessionRequest(signIn.cookieName, result.sessionId))).toEqual(alice);
     });
 
     it('are checked in the time of a new hash, so that they cannot be told from an unknown email', () => {
@@ -107,14 +95,7 @@ describe('account password hashing (scrypt)', () => {
       expect(await storedHash()).toMatch(/^scrypt\$15\$8\$3\$/);
       for (const result of results) {
         if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
-        const request = {
-          method: 'GET',
-          path: '/account',
-          headers: {},
-          cookies: { [signIn.cookieName]: result.sessionId },
-          clientAddress: '192.0.2.1',
-        };
-        expect(await signIn.resolveUser(request)).toEqual(alice);
+        expect(await signIn.resolveUser(sessionRequest(signIn.cookieName, result.sessionId))).toEqual(alice);
       }
     });
 

@@ -3,15 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { passwordSignIn } from '../../account/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { accountAlice, sessionRequest } from '../support/account-session.js';
 import { manualClock } from '../support/manual-clock.js';
 
-const alice = {
-  userId: 'usr_alice',
-  organizationId: 'acme',
-  admin: true,
-  name: 'Alice Doe',
-  email: 'alice@acme.test',
-};
+const alice = accountAlice;
 
 const hours = 3600_000;
 
@@ -27,14 +22,7 @@ async function signedIn(lifetime: { sessionIdleMs?: number; sessionMaxAgeMs?: nu
   await signIn.setPassword(alice, 'correct horse');
   const result = await signIn.signIn('alice@acme.test', 'correct horse', '192.0.2.1');
   if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
-  const resolve = () =>
-    signIn.resolveUser({
-      method: 'GET',
-      path: '/account',
-      headers: {},
-      cookies: { [signIn.cookieName]: result.sessionId },
-      clientAddress: '192.0.2.1',
-    });
+  const resolve = () => signIn.resolveUser(sessionRequest(signIn.cookieName, result.sessionId));
   return { clock, storage, signIn, sessionId: result.sessionId, resolve };
 }
 
