@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { HttpResponse, Route } from '../../core/http/types.js';
-import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
 import { type FakeBotConnector, startFakeBotConnector } from '../support/fake-bot-connector.js';
 import { type LocalOpenIdAuthority, startLocalOpenIdAuthority } from '../support/local-openid-authority.js';
@@ -21,21 +20,14 @@ const alice = {
 
 let authority: LocalOpenIdAuthority;
 let connector: FakeBotConnector;
-let transport: ChatTransport;
 let route: Route;
 
-beforeAll(async () => {
-  for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
-  authority = await startLocalOpenIdAuthority({ tenantId: appTenantId });
-  connector = await startFakeBotConnector({
-    appId,
-    acceptToken: (token) => token === 'outbound',
-    users: [alice],
-  });
-  transport = teamsTransport({
+/** The activity route of a connected transport of its own (its own guard of signing keys). */
+function connectedRoute(authorityUrl = authority.authority): Route {
+  const transport = teamsTransport({
     appId,
     appTenantId,
-    authority: authority.authority,
+    authority: authorityUrl,
     tenants: fixedTeamsTenants({ acme: tenantId }),
     tokenProvider: { getAccessToken: async () => 'outbound' },
   });
@@ -48,15 +40,26 @@ beforeAll(async () => {
   });
   const [first] = transport.routes;
   if (!first) throw new Error('no route');
-  route = first;
+  return first;
+}
+
+beforeAll(async () => {
+  for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
+  authority = await startLocalOpenIdAuthority({ tenantId: appTenantId });
+  connector = await startFakeBotConnector({
+    appId,
+    acceptToken: (token) => token === 'outbound',
+    users: [alice],
+  });
+  route = connectedRoute();
 });
 
 afterAll(async () => {
   await Promise.all([connector.close(), authority.close()]);
 });
 
-const post = (authorization: string | undefined, body: unknown): Promise<HttpResponse> =>
-  route.handle(
+const postTo = (target: Route, authorization: string | undefined, body: unknown): Promise<HttpResponse> =>
+  target.handle(
     {
       method: 'POST',
       path: '/teams/messages',
@@ -67,6 +70,8 @@ const post = (authorization: string | undefined, body: unknown): Promise<HttpRes
     },
     {},
   );
+
+const post = (authorization: string | undefined, body: unknown) => postTo(route, authorization, body);
 
 const good = () => authority.activityToken({ audience: appId, serviceUrl: connector.serviceUrl });
 
@@ -194,42 +199,8 @@ describe('POST /teams/messages: the activity token is checked before anything el
 });
 
 describe('POST /teams/messages: what a refused token costs and tells', () => {
-  /** A connected transport of its own, whose signing-key guard no other test has used. */
-  function freshRoute(authorityUrl = authority.authority): Route {
-    const fresh = teamsTransport({
-      appId,
-      appTenantId,
-      authority: authorityUrl,
-      tenants: fixedTeamsTenants({ acme: tenantId }),
-      tokenProvider: { getAccessToken: async () => 'outbound' },
-    });
-    fresh.connect({
-      click: async () => 'accepted',
-      listUsers: async () => [],
-      copies: async () => [],
-      view: async () => null,
-      state: scopedTransportState(memoryStorage().transportState, 'teams'),
-    });
-    const [first] = fresh.routes;
-    if (!first) throw new Error('no route');
-    return first;
-  }
-
-  const postTo = (target: Route, authorization: string, body: unknown) =>
-    target.handle(
-      {
-        method: 'POST',
-        path: '/teams/messages',
-        query: new URLSearchParams(),
-        headers: { authorization },
-        body: new TextEncoder().encode(JSON.stringify(body)),
-        clientAddress: '127.0.0.1',
-      },
-      {},
-    );
-
   it('fetches the key set at most 10 times a minute for tokens naming keys it does not know, and takes good ones on', async () => {
-    const target = freshRoute();
+    const target = connectedRoute();
     const [installation] = connector.installActivities(alice.id);
     expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
     const fetches = () => authority.requests.filter((line) => line.endsWith('/discovery/v2.0/keys')).length;
@@ -251,7 +222,7 @@ describe('POST /teams/messages: what a refused token costs and tells', () => {
   it('does not tell the caller why the key set could not be fetched', async () => {
     // An authority whose port refuses connections: fetching its key set fails with ECONNREFUSED.
     const unreachable = 'http://127.0.0.1:1';
-    const target = freshRoute(unreachable);
+    const target = connectedRoute(unreachable);
     const token = authority.activityToken({
       audience: appId,
       serviceUrl: connector.serviceUrl,
