@@ -2,6 +2,7 @@ import type { SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
 import { normalizeEmail, type Principal } from './domain/directory.js';
+import type { InteractiveRequest } from './domain/interactive-request.js';
 import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
@@ -160,22 +161,43 @@ export function createNotifier(options: NotifierOptions): Notifier {
     retentionMs,
   } as CoreContext;
 
+  /**
+   * Shows a stored change on the copies of `recipients`, or leaves it to a refresh. The change is
+   * stored already: a store that fails meanwhile (reading the copies, scheduling the refresh) must
+   * neither fail the click or timeout that made it (its caller would be told it was lost) nor leave
+   * the copies without a refresh.
+   */
+  const updateOrRefresh = async (request: InteractiveRequest, recipients: readonly string[]) => {
+    const failed = await updateCopies(
+      context,
+      request.organizationId,
+      request.id,
+      recipients,
+      requestViews(request),
+    ).catch((error: unknown) => {
+      logger.warn('copies not updated after a stored change; a refresh will', {
+        requestId: request.id,
+        error: String(error),
+      });
+      return recipients.length;
+    });
+    if (failed === 0) return;
+    await scheduleRefresh(context, request.id).catch((error: unknown) => {
+      logger.error('could not schedule a refresh of copies left behind; they show an older state', {
+        requestId: request.id,
+        copies: failed,
+        error: String(error),
+      });
+    });
+  };
+
   context.machine = createRequestMachine({
     requests: options.storage.requests,
     retentionMs,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     async runCommands(request, commands) {
       for (const command of commands) {
-        if (command.type === 'update-messages') {
-          const failed = await updateCopies(
-            context,
-            request.organizationId,
-            request.id,
-            command.recipients,
-            requestViews(request),
-          );
-          if (failed > 0) await scheduleRefresh(context, request.id);
-        }
+        if (command.type === 'update-messages') await updateOrRefresh(request, command.recipients);
         if (command.type === 'enqueue-callback') context.dueWork.poke();
       }
     },

@@ -77,3 +77,52 @@ describe('a failed message update is retried as durable due work', () => {
     await notifier.stop();
   });
 });
+
+describe('a store that fails after a change is stored', () => {
+  /**
+   * Memory storage whose next read of a send's copies fails once `failNext` is set: stands in for a
+   * Redis connection that drops between the write of a change and the read that follows it.
+   */
+  async function flakySetup() {
+    const clock = manualClock(Date.parse('2026-11-23T10:00:00.000Z'));
+    const storage = memoryStorage({ clock });
+    const flaw = { failNext: false };
+    const deliveries = {
+      ...storage.deliveries,
+      listDeliveries: (sendId: string) => {
+        if (!flaw.failNext) return storage.deliveries.listDeliveries(sendId);
+        flaw.failNext = false;
+        return Promise.reject(new Error('Socket closed unexpectedly'));
+      },
+    };
+    const notifier = createNotifier({
+      storage: { ...storage, deliveries },
+      clock,
+      transports: [inboxTransport({ clock })],
+    });
+    await notifier.seed(testSeed);
+    const requestId = await sendInteractive(notifier, ['bob@acme.test'], 1);
+    return { clock, notifier, flaw, requestId, inboxOf: (email: string) => inboxOf(notifier, email) };
+  }
+
+  it('accepts the click, and a refresh brings the copy up to date', async () => {
+    const { clock, notifier, flaw, requestId, inboxOf } = await flakySetup();
+    flaw.failNext = true;
+    expect(await notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' })).toBe('accepted');
+    expect((await inboxOf('bob@acme.test'))[0]?.selected).toBeNull();
+    clock.advance(6_000);
+    expect(await notifier.runDueWork()).toBe(1);
+    expect((await inboxOf('bob@acme.test'))[0]?.selected).toBe('yes');
+  });
+
+  it('finishes a timeout, and a refresh takes the buttons away', async () => {
+    const { clock, notifier, flaw, inboxOf } = await flakySetup();
+    clock.advance(60_000);
+    flaw.failNext = true;
+    expect(await notifier.runDueWork()).toBe(1);
+    expect((await inboxOf('bob@acme.test'))[0]?.buttons.every((button) => button.disabled)).toBe(false);
+    clock.advance(6_000);
+    expect(await notifier.runDueWork()).toBe(1);
+    expect((await inboxOf('bob@acme.test'))[0]?.buttons.every((button) => button.disabled)).toBe(true);
+  });
+});
