@@ -466,6 +466,19 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.requests.getRequest(other.id)).toEqual({ ...other, version: 1 });
         expect(await storage.deliveries.listDeliveries(other.id)).toEqual([otherCopy]);
       });
+      it('forgets a copy recorded after the write that finished its request, with the request', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        const finished: InteractiveRequest = { ...request, version: 1, status: 'finished', finishedAt: t0 };
+        expect(await storage.requests.updateRequest(finished, 0, noDue, { ttlMs: 200 })).toBe(true);
+        // The request timed out while its first copy was on its way: the copy is recorded after.
+        const late = delivery(request.id, 'bob@example.test', 'slack', '1');
+        await storage.deliveries.addDelivery(late);
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([late]);
+        await elapse(400);
+        expect(await storage.requests.getRequest(request.id)).toBeNull();
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([]);
+      });
     });
 
     describe('DeliveryStore', () => {

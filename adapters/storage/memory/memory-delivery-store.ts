@@ -141,7 +141,15 @@ export function memoryDeliveryStore({
   return {
     expire(sendId, expiresAt) {
       const send = live(sendId);
-      if (send !== undefined) send[0] = expiresAt;
+      if (send !== undefined) {
+        send[0] = expiresAt;
+        return;
+      }
+      // No copy yet (a request that finished while its first copy was on its way): a copy recorded
+      // later goes with the request all the same.
+      const empty: Send = [expiresAt];
+      bySend.set(flatString(sendId), empty);
+      sweep();
     },
     async addDelivery(delivery, options) {
       record(delivery, options?.ttlMs);

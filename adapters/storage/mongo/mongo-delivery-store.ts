@@ -8,8 +8,9 @@
  *
  * Expiry. A copy written with a ttl sets the expiry of every copy of its send (a second update, not
  * atomic with the first: a crash in between leaves the others without one, kept until deleted); the
- * write that finishes a request does the same from the request store. A TTL index on `expiresAt`
- * deletes them; reads skip the expired ones meanwhile.
+ * write that finishes a request does the same from the request store, and a copy recorded after
+ * that write takes its request's expiry. A TTL index on `expiresAt` deletes them; reads skip the
+ * expired ones meanwhile.
  *
  * @module
  */
@@ -48,8 +49,13 @@ export function mongoDeliveryStore({ deliveries, requests }: MongoDeliveryStoreO
       if (expiresAt !== null) await deliveries.updateMany({ sendId }, [{ $set: { expiresAt } }]);
       const found = await requests.findOne(
         { _id: sendId, ...notExpired },
-        { projection: { _id: 0, 'request.version': 1 } },
+        { projection: { _id: 0, 'request.version': 1, expiresAt: 1 } },
       );
+      // A request that finished before this copy was recorded (it timed out while the copy was on its
+      // way) set the expiry of the copies it had: this one takes the same.
+      if (expiresAt === null && found?.expiresAt instanceof Date) {
+        await deliveries.updateOne({ sendId, recipient, platform }, { $set: { expiresAt: found.expiresAt } });
+      }
       return found?.request?.version ?? null;
     },
 
