@@ -5,7 +5,8 @@ import type { CallbackEvent, CallbackHeaders, VerifyCallbackOptions } from './ty
 
 /** A header's value, whatever the spelling of its name; several values are joined with a space. */
 function headerValue(headers: CallbackHeaders, name: string): string | undefined {
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  // Any Fetch-style Headers (the global one, undici's, another realm's): `instanceof` knows only one.
+  if (typeof headers.get === 'function') return (headers as Headers).get(name) ?? undefined;
   const values: string[] = [];
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() !== name || value === undefined) continue;

@@ -23,12 +23,16 @@ interface Call {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal | undefined;
-  /** Statuses worth another attempt. */
+  /** Statuses worth another attempt besides every 5xx. */
   retryable: ReadonlySet<number>;
 }
 
-const sendRetryable: ReadonlySet<number> = new Set([409, 429, 500, 502, 503, 504]);
-const statusRetryable: ReadonlySet<number> = new Set([429, 500, 502, 503, 504]);
+const sendRetryable: ReadonlySet<number> = new Set([409, 429]);
+const statusRetryable: ReadonlySet<number> = new Set([429]);
+
+/** Whether an answer is worth another attempt: every 5xx (a proxy's 522 and 524 too), and `retryable`. */
+const worthRetrying = (status: number, retryable: ReadonlySet<number>): boolean =>
+  (status >= 500 && status <= 599) || retryable.has(status);
 
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
@@ -111,7 +115,7 @@ export function createClient(options: ClientOptions): NotifyClient {
       }
 
       const failure = errorFromAnswer(response, text);
-      if (!request.retryable.has(response.status) || attempt >= policy.maxAttempts) throw failure;
+      if (!worthRetrying(response.status, request.retryable) || attempt >= policy.maxAttempts) throw failure;
       const retryAfterMs =
         failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
       const delay =

@@ -107,7 +107,8 @@ describe('the client against a scripted fetch', () => {
     expect(delays[3]).toBeLessThan(300); // cap min(400, maxDelayMs 300)
   });
 
-  for (const status of [502, 504]) {
+  // Every 5xx, as documented: a proxy's 522 and 524 (Cloudflare) and a 501 or 507 too.
+  for (const status of [501, 502, 504, 507, 522, 524]) {
     it(`retries ${status}`, async () => {
       const { client, seen } = scripted([error(status, 'gateway'), sent()]);
       await client.send(plain);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { Headers as UndiciHeaders } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
   type CallbackEvent,
@@ -59,6 +60,10 @@ describe('verifyCallback', () => {
     const headers = signed();
     expect(verifyCallback(secret, headers, Buffer.from(payload))).toEqual(event);
     expect(verifyCallback(secret, new Headers(headers), new TextEncoder().encode(payload))).toEqual(event);
+    // Headers of another implementation (undici's own, another realm's) are not the global class.
+    const foreign = new UndiciHeaders(headers);
+    expect(foreign instanceof Headers).toBe(false);
+    expect(verifyCallback(secret, foreign as unknown as Headers, payload)).toEqual(event);
     const shouting = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
     expect(verifyCallback(secret, shouting, payload)).toEqual(event);
     const mixed = {
