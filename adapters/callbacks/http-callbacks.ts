@@ -20,7 +20,11 @@ export interface HttpCallbacksOptions {
   allowInsecure?: boolean;
   /** Resolves callback hosts; the system resolver by default. */
   resolver?: HostResolver;
-  /** An attempt that has no complete answer after this long has failed (default 15 000 ms). */
+  /**
+   * An attempt that has no complete answer after this long has failed (default 15 000 ms). With
+   * `lookupTimeoutMs`, at most 50 000 ms: an attempt must end within the 60 s lease of its due work,
+   * or another run would make it again while it is under way.
+   */
   timeoutMs?: number;
   /** DNS answers slower than this fail the attempt (default 5 000 ms). */
   lookupTimeoutMs?: number;
@@ -28,10 +32,14 @@ export interface HttpCallbacksOptions {
   ca?: string | readonly string[];
 }
 
+/** The longest an attempt may take: well within the 60 s lease of the due work that makes it. */
+const longestAttemptMs = 50_000;
+
 /**
  * Delivers completion callbacks over HTTP(S), signed per Standard Webhooks. Every attempt resolves
  * the host again, refuses non-public addresses and connects to the address it checked; redirects
  * are not followed and proxy settings of the environment are ignored.
+ * @throws RangeError when `timeoutMs` and `lookupTimeoutMs` are not positive or exceed 50 000 ms together.
  */
 export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTransport {
   const {
@@ -41,6 +49,11 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
     lookupTimeoutMs = 5_000,
     ca,
   } = options;
+  if (!(timeoutMs > 0 && lookupTimeoutMs > 0 && timeoutMs + lookupTimeoutMs <= longestAttemptMs)) {
+    throw new RangeError(
+      `timeoutMs and lookupTimeoutMs must be positive and together at most ${longestAttemptMs} ms, got ${timeoutMs} and ${lookupTimeoutMs}`,
+    );
+  }
 
   async function send(attempt: Parameters<CallbackTransport['send']>[0]): Promise<CallbackAttemptResult> {
     let addresses: string[];

@@ -94,7 +94,8 @@ const environmentSchema = z
     NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, z.coerce.number().min(0).optional()),
     /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */
     NOTIFY_RETENTION_DAYS: z.preprocess(blankAsUnset, z.coerce.number().positive().max(36_500).default(30)),
-    NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(10_000),
+    /** Longer than a callback attempt may take (15 s, and up to 5 s for its DNS), which a stop lets finish. */
+    NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(25_000),
     NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(30_000),
     NOTIFY_REQUEST_TIMEOUT_MS: milliseconds(30_000),
   })

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type HttpCallbacksOptions, httpCallbacks } from '../../adapters/callbacks/index.js';
 import { longestRetryDelayMs, retryDelaysMs } from '../../core/callbacks/retry-schedule.js';
 import { type CallbackReceiver, startReceiver } from '../support/callback-receiver.js';
 import { type CallbackSetup, callbackSetup, interactive } from './callback-setup.js';
@@ -41,6 +42,20 @@ const verified = (secret: string, index: number) => {
     vi.useRealTimers();
   }
 };
+
+describe('httpCallbacks settings', () => {
+  it.each<[HttpCallbacksOptions, string]>([
+    [{ timeoutMs: 50_000 }, 'an attempt that could outlast the lease of its due work'],
+    [{ timeoutMs: 40_000, lookupTimeoutMs: 15_000 }, 'timeouts that together could outlast it'],
+    [{ timeoutMs: 0 }, 'no time at all'],
+  ])('refuses %j: %s', (settings, _why) => {
+    expect(() => httpCallbacks(settings)).toThrow(RangeError);
+  });
+
+  it('takes an attempt of up to 50 s in all', () => {
+    expect(() => httpCallbacks({ timeoutMs: 45_000, lookupTimeoutMs: 5_000 })).not.toThrow();
+  });
+});
 
 describe('completion callbacks', () => {
   it('returns a whsec_ secret once, and the official standardwebhooks library verifies the callback of a finish by answers', async () => {

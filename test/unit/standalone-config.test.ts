@@ -17,6 +17,12 @@ describe('NOTIFY_RETENTION_DAYS', () => {
   });
 });
 
+describe('NOTIFY_SHUTDOWN_TIMEOUT_MS', () => {
+  it('waits 25 s by default: longer than a callback attempt a stop lets finish (15 s, and 5 s of DNS)', () => {
+    expect(readConfig({}).NOTIFY_SHUTDOWN_TIMEOUT_MS).toBe(25_000);
+  });
+});
+
 describe('PORT', () => {
   it('listens on 3000 when unset or empty', () => {
     expect(readConfig({}).PORT).toBe(3000);
