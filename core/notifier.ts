@@ -33,7 +33,7 @@ import { applyClick } from './use-cases/click.js';
 import { updateCopies } from './use-cases/deliver-copies.js';
 import { readStatus } from './use-cases/read-status.js';
 import { runRefresh, scheduleRefresh } from './use-cases/refresh-copies.js';
-import { replayCallback } from './use-cases/replay-callback.js';
+import { listFailedCallbacks, replayCallback } from './use-cases/replay-callback.js';
 import { applySeed } from './use-cases/seed.js';
 
 /** Options of {@link createNotifier}. */
@@ -99,9 +99,15 @@ export interface Notifier {
   click(click: Click): Promise<ClickOutcome>;
   /** Completion callbacks whose every attempt failed (docs/behaviour.md#completion-callbacks). */
   failedCallbacks: {
-    /** Failures, oldest first; of one organization when given. */
+    /**
+     * Failures, oldest first; of one organization when given. Failures of requests past their
+     * retention are left out (and forgotten): there is nothing left to replay.
+     */
     list(organizationId?: string): Promise<FailedCallback[]>;
-    /** Starts the deliveries of a failed callback again; false when there is no such failure. */
+    /**
+     * Starts the deliveries of a failed callback again; false when there is no such failure, or its
+     * request has passed its retention.
+     */
     replay(requestId: string): Promise<boolean>;
   };
   /** Key management on behalf of the signed-in user of the embedding application (docs/behaviour.md#api-keys). */
@@ -260,7 +266,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       revoke: (actor, keyId) => revokeApiKey(context, actor, keyId),
     },
     failedCallbacks: {
-      list: (organizationId) => options.storage.failedCallbacks.list(organizationId),
+      list: (organizationId) => listFailedCallbacks(context, organizationId),
       replay: (requestId) => replayCallback(context, requestId),
     },
     seed: (seed) => applySeed(context, seed),

@@ -1,14 +1,39 @@
 import type { CoreContext } from '../context.js';
 import { callbackItemId } from '../domain/due-work.js';
+import type { FailedCallback } from '../ports/failed-callback-store.js';
 
-/** Starts the attempts of a failed callback afresh; false when no such failure is kept. */
+/**
+ * Starts the attempts of a failed callback afresh; false when no such failure is kept, or when its
+ * request has passed its retention (there is nothing left to send: the failure is forgotten).
+ */
 export async function replayCallback(context: CoreContext, requestId: string): Promise<boolean> {
   const failure = await context.storage.failedCallbacks.take(requestId);
   if (!failure) return false;
+  if ((await context.storage.requests.getRequest(requestId)) === null) {
+    context.logger.warn('callback not replayed: its request has passed its retention', { requestId });
+    return false;
+  }
   await context.storage.dueWork.enqueue([
     { id: callbackItemId(requestId), kind: 'callback', requestId, runAt: context.clock.now(), attempt: 0 },
   ]);
   context.dueWork.poke();
   context.logger.info('callback replay scheduled', { requestId });
   return true;
+}
+
+/**
+ * The failures kept, oldest first (of one organization when given), less those whose request has
+ * passed its retention: those are taken from the store as they are found. Listing is an operator's
+ * occasional look, so a read per failure is no cost that matters.
+ */
+export async function listFailedCallbacks(
+  context: CoreContext,
+  organizationId?: string,
+): Promise<FailedCallback[]> {
+  const { failedCallbacks, requests } = context.storage;
+  const failures = await failedCallbacks.list(organizationId);
+  const live = await Promise.all(failures.map((failure) => requests.getRequest(failure.requestId)));
+  const gone = failures.filter((_, index) => live[index] === null);
+  await Promise.all(gone.map((failure) => failedCallbacks.take(failure.requestId)));
+  return failures.filter((_, index) => live[index] !== null);
 }

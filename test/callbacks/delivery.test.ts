@@ -249,6 +249,34 @@ describe('completion callbacks', () => {
     expect(await setup.notifier.failedCallbacks.list()).toEqual([]);
   });
 
+  it('forgets a failed callback once its request has passed the retention (30 days): listed no more, not replayed', async () => {
+    receiver.plan(...Array.from({ length: 8 }, () => ({ status: 500 })));
+    const { requestId } = await createRequest();
+    await setup.click(requestId, 'bob@acme.test', 'approve');
+    await setup.click(requestId, 'dave@acme.test', 'approve');
+    await setup.notifier.runDueWork();
+    for (const delay of retryDelaysMs) await elapse(delay * 1.2);
+    expect(await setup.notifier.failedCallbacks.list()).toHaveLength(1);
+    await elapse(31 * 24 * 3_600_000);
+    expect(await setup.notifier.failedCallbacks.list()).toEqual([]);
+    expect(await setup.notifier.failedCallbacks.replay(requestId)).toBe(false);
+    await setup.notifier.runDueWork();
+    expect(receiver.received).toHaveLength(8);
+  });
+
+  it('answers false to the replay of a failure whose request has passed the retention, sending nothing', async () => {
+    receiver.plan(...Array.from({ length: 8 }, () => ({ status: 500 })));
+    const { requestId } = await createRequest();
+    await setup.click(requestId, 'bob@acme.test', 'approve');
+    await setup.click(requestId, 'dave@acme.test', 'approve');
+    await setup.notifier.runDueWork();
+    for (const delay of retryDelaysMs) await elapse(delay * 1.2);
+    await elapse(31 * 24 * 3_600_000);
+    expect(await setup.notifier.failedCallbacks.replay(requestId)).toBe(false);
+    await setup.notifier.runDueWork();
+    expect(receiver.received).toHaveLength(8);
+  });
+
   it('sends no callback for a request without callback_url, and no secret', async () => {
     const sent = await setup.send({
       ...interactive(receiver.url()),
