@@ -134,6 +134,43 @@ describe('slackMessage', () => {
     expect(shown).toBe(`${'😀'.repeat(37)}…`);
   });
 
+  /** The button labels Slack gets for options of these texts. */
+  const labelsOf = (texts: readonly string[]): string[] => {
+    const view = requestView(
+      request({ options: texts.map((text, index) => ({ text, value: `v${index}` })) }),
+      bob,
+    );
+    const actions = slackMessage(view).blocks.find((block) => block.type === 'actions');
+    const elements = actions && 'elements' in actions ? actions.elements : [];
+    return elements.map(
+      (element) => (JSON.parse(JSON.stringify(element)) as { text: { text: string } }).text.text,
+    );
+  };
+
+  it('never shows two buttons alike when their texts differ past the limit: it cuts them in the middle', () => {
+    const [staging, production] = labelsOf([
+      `${'🚀'.repeat(40)} deploy to staging`,
+      `${'🚀'.repeat(40)} deploy to production`,
+    ]);
+    expect(staging).not.toBe(production);
+    for (const label of [staging, production]) expect(label?.length).toBeLessThanOrEqual(75);
+    expect(staging).toMatch(/^🚀+…🚀* deploy to staging$/u);
+    expect(production).toMatch(/^🚀+…🚀* deploy to production$/u);
+  });
+
+  it('tells apart by their place buttons that differ only where both cuts fall', () => {
+    const labels = labelsOf([
+      `${'😀'.repeat(37)}x${'😀'.repeat(37)}`,
+      `${'😀'.repeat(37)}y${'😀'.repeat(37)}`,
+      'No',
+    ]);
+    expect(new Set(labels).size).toBe(3);
+    expect(labels[0]).toMatch(/ \(1\)$/);
+    expect(labels[1]).toMatch(/ \(2\)$/);
+    expect(labels[2]).toBe('No');
+    for (const label of labels) expect(label.length).toBeLessThanOrEqual(75);
+  });
+
   it('shows the source of a message that renders to nothing, so no section is empty', () => {
     const { blocks } = slackMessage(plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))'));
     expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '[](javascript:alert(1))' } }]);

@@ -41,6 +41,10 @@ export function slackMessage(view: MessageView): SlackMessage {
     (text): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } }),
   );
   if (view.buttonsEnabled && view.buttons.length > 0) {
+    const labels = buttonLabels(
+      view.buttons.map((button) => button.text),
+      blockKitLimits.buttonText,
+    );
     const actions: ActionsBlock = {
       type: 'actions',
       block_id: `${actionsBlockPrefix}${view.sendId}`,
@@ -48,7 +52,7 @@ export function slackMessage(view: MessageView): SlackMessage {
         (button, index): Button => ({
           type: 'button',
           action_id: `option-${index}`,
-          text: { type: 'plain_text', text: truncate(button.text, blockKitLimits.buttonText), emoji: true },
+          text: { type: 'plain_text', text: labels[index] ?? button.text, emoji: true },
           value: button.value,
           ...(button.value === view.selected ? { style: 'primary' } : {}),
         }),
@@ -119,13 +123,50 @@ const literal = (text: string): MarkdownDocument => ({
   blocks: [{ type: 'paragraph', children: [{ type: 'text', value: text }] }],
 });
 
-/** `text` cut to `max` code units at a code point boundary, with an ellipsis when cut. */
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
+/** The first code points of `text` that fit in `max` code units. */
+function head(text: string, max: number): string {
   let out = '';
   for (const char of text) {
-    if (out.length + char.length > max - 1) break;
+    if (out.length + char.length > max) break;
     out += char;
   }
-  return `${out}…`;
+  return out;
+}
+
+/** The last code points of `text` that fit in `max` code units. */
+const tail = (text: string, max: number): string =>
+  [...head([...text].reverse().join(''), max)].reverse().join('');
+
+/** `text` cut to `max` code units at a code point boundary, with an ellipsis when cut. */
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${head(text, max - 1)}…`;
+}
+
+/** `text` cut in its middle to `max` code units, keeping its start and its end. */
+function truncateMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const start = head(text, Math.floor((max - 1) / 2));
+  return `${start}…${tail(text, max - 1 - start.length)}`;
+}
+
+/**
+ * The labels of buttons within Slack's limit (counted in UTF-16 code units, the strictest reading),
+ * never two alike when their texts differ: labels that a cut at the end makes alike (`🚀🚀… deploy
+ * to staging` and `… to production`) are cut in their middle instead, and any still alike get their
+ * place appended, so that nobody picks one believing it is the other.
+ */
+function buttonLabels(texts: readonly string[], max: number): string[] {
+  const clashing = (labels: readonly string[], index: number): boolean =>
+    labels.some(
+      (label, other) => other !== index && label === labels[index] && texts[other] !== texts[index],
+    );
+  const ends = texts.map((text) => truncate(text, max));
+  const middles = texts.map((text, index) =>
+    clashing(ends, index) ? truncateMiddle(text, max) : ends[index]!,
+  );
+  return middles.map((label, index) => {
+    if (!clashing(middles, index)) return label;
+    const place = ` (${index + 1})`;
+    return `${head(label, max - place.length)}${place}`;
+  });
 }
