@@ -148,4 +148,11 @@ describe('escapeCardText', () => {
     expect(escapeCardText('1. *x* & y', true)).toBe('1\\. \\*x\\* & y');
     expect(escapeCardText('\tx', true)).toBe(`${nbsp.repeat(4)}x`);
   });
+
+  it('escapes the start of a line after a lone carriage return, where Teams breaks the line too', () => {
+    expect(escapeCardText('Status:\r# Big\r> quoted\r- item\r1. one\r---')).toBe(
+      'Status:\r\\# Big\r\\> quoted\r\\- item\r1\\. one\r\\---',
+    );
+    expect(lines('Status:\r# Big heading\r- item')).toEqual(['Status:\r\\# Big heading\r\\- item']);
+  });
 });

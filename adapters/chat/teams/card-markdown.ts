@@ -43,9 +43,17 @@ const LINE_START_SPECIAL = /^([#>+=-]|\d+(?=[.)]))/;
  * host's markdown would read as formatting (`*`, `_`, `~`, backticks, brackets, `<`, `\`, an `&`
  * that starts an entity) is escaped with a backslash. At the start of a line (`atLineStart`),
  * leading spaces become no-break spaces (four spaces would start a code block) and a `#`, `>`,
- * `-`, `+`, `=` or `1.` that would make a heading, quote or list is escaped as well.
+ * `-`, `+`, `=` or `1.` that would make a heading, quote or list is escaped as well; so it is after
+ * a lone carriage return, where Teams starts a line too.
  */
 export function escapeCardText(text: string, atLineStart = false): string {
+  // Teams breaks a line at a lone carriage return as at a line feed: what follows one starts a line.
+  if (text.includes('\r')) {
+    return text
+      .split('\r')
+      .map((part, index) => escapeCardText(part, index === 0 ? atLineStart : true))
+      .join('\r');
+  }
   const escaped = text.replace(INLINE_SPECIAL, '\\$&').replace(ENTITY_START, '\\&');
   if (!atLineStart) return escaped;
   const indent = /^[ \t]*/.exec(escaped)?.[0] ?? '';
