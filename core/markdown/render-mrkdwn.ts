@@ -33,7 +33,7 @@ export type MrkdwnPiece =
   | { kind: 'close'; mark: MrkdwnMark; gap: boolean }
   | { kind: 'break'; level: 1 | 2 };
 
-const ZERO_WIDTH_SPACE = '\u200b';
+export const ZERO_WIDTH_SPACE = '\u200b';
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]/u;
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 

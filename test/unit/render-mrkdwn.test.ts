@@ -54,6 +54,16 @@ describe('renderMrkdwn', () => {
 });
 
 describe('splitMrkdwn', () => {
+  it('never starts a part with a `>` that Slack would show as a quote, where a part begins mid-line', () => {
+    const parts = splitMrkdwn(
+      parseMarkdown(`${'word '.repeat(599)}ab >not a quote, just a comparison`),
+      3000,
+    );
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part).not.toMatch(/^[*_~]*&gt;/);
+    expect(parts.at(-1)).toContain('\u200b&gt;not a quote');
+  });
+
   const split = (source: string, max = 3000) => splitMrkdwn(parseMarkdown(source), max);
 
   it('keeps a message that fits in one part', () => {
