@@ -204,6 +204,17 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
       'bob@acme.test',
       view({ sendId: 'req_BobBobBobBobBobBobBobBob', text: 'For Bob only' }),
     );
+    await sink.deliver(
+      'bob@acme.test',
+      view({
+        sendId: 'req_LongLongLongLongLongLong',
+        text: 'A label of 75 characters without a space',
+        buttons: [
+          { text: 'W'.repeat(75), value: 'wide' },
+          { text: 'No', value: 'no' },
+        ],
+      }),
+    );
     server = await serve(transport.routes);
 
     const { chromium } = await import('playwright-core');
@@ -259,9 +270,22 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     ]);
 
     await page.selectOption('#user', 'bob@acme.test');
-    await expect.poll(() => page.locator('article.msg .content').allTextContents()).toEqual(['For Bob only']);
+    await expect
+      .poll(() => page.locator('article.msg .content').allTextContents())
+      .toEqual(['For Bob only', 'A label of 75 characters without a space']);
 
     expect(await page.evaluate(() => 'inboxPwned' in window)).toBe(false);
     expect(problems).toEqual([]);
+  });
+
+  it('fits a phone: a 75-character label without a space wraps inside its button', async () => {
+    const { port } = server.address() as AddressInfo;
+    const phone = await browser.newPage({ viewport: { width: 375, height: 800 } });
+    await phone.goto(`http://127.0.0.1:${port}${mount}/inbox`);
+    await phone.locator('#user option[value="bob@acme.test"]').waitFor({ state: 'attached' });
+    await phone.selectOption('#user', 'bob@acme.test');
+    await phone.locator('.actions button', { hasText: 'W'.repeat(75) }).waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await phone.close();
   });
 });

@@ -63,12 +63,14 @@ main { max-width: 760px; margin: 0 auto; padding: 20px 16px 72px; display: grid;
 .actions button {
   padding: 6px 14px; border-radius: 8px; border: 1px solid var(--accent); cursor: pointer;
   background: var(--panel); color: var(--accent); font: inherit; font-weight: 600;
+  max-width: 100%; overflow-wrap: anywhere;
 }
 .actions button:hover:not(:disabled) { background: var(--accent-soft); }
 .actions button.selected { background: var(--accent); color: var(--accent-text); }
 .actions button:disabled { opacity: 0.55; cursor: default; }
 .choice {
   display: inline-block; margin: 8px 0 2px; padding: 3px 10px; border-radius: 8px;
+  max-width: 100%; overflow-wrap: anywhere;
   background: var(--ok-soft); color: var(--ok); font-size: 13px;
 }
 .choice strong { font-weight: 700; }
