@@ -646,6 +646,48 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         });
       });
 
+      it('keeps a renewed attempt from a repeat past its first lease, and never shortens a lease', async () => {
+        const s = scope();
+        await storage.idempotency.acquire(s, 'fp1', 'req_slow', { ...timing, leaseMs: 1000 });
+        await storage.idempotency.renew(s, { now: t0 + 800, leaseMs: 1000 });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_2', { ...timing, now: t0 + 1500 })).toEqual({
+          outcome: 'busy',
+        });
+        await storage.idempotency.renew(s, { now: t0 + 100, leaseMs: 1000 });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_3', { ...timing, now: t0 + 1700 })).toEqual({
+          outcome: 'busy',
+        });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'req_4', { ...timing, now: t0 + 1900 })).toEqual({
+          outcome: 'acquired',
+          sendId: 'req_slow',
+        });
+      });
+
+      it('renews neither a completed nor a failed record, nor a key never acquired', async () => {
+        const done = scope();
+        await storage.idempotency.acquire(done, 'fp1', 'req_done', timing);
+        await storage.idempotency.complete(done, { status: 200, body: '{}' });
+        await storage.idempotency.renew(done, { now: t0, leaseMs: 1000 });
+        expect(await storage.idempotency.acquire(done, 'fp1', 'req_x', timing)).toEqual({
+          outcome: 'completed',
+          response: { status: 200, body: '{}' },
+        });
+        const failed = scope();
+        await storage.idempotency.acquire(failed, 'fp1', 'req_failed', timing);
+        await storage.idempotency.fail(failed);
+        await storage.idempotency.renew(failed, { now: t0, leaseMs: 60_000 });
+        expect(await storage.idempotency.acquire(failed, 'fp1', 'req_y', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'req_failed',
+        });
+        const never = scope();
+        await storage.idempotency.renew(never, { now: t0, leaseMs: 1000 });
+        expect(await storage.idempotency.acquire(never, 'fp1', 'req_z', timing)).toEqual({
+          outcome: 'acquired',
+          sendId: 'req_z',
+        });
+      });
+
       it('forgets a record once its ttl has passed', async () => {
         const completed = scope();
         const running = scope();

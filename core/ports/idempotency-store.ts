@@ -49,6 +49,13 @@ export interface IdempotencyStore {
     sendId: string,
     timing: IdempotencyTiming,
   ) => Promise<IdempotencyAcquisition>;
+  /**
+   * Extends the lease of a running record to `now + leaseMs` (never shortens it); leaves a
+   * completed or failed record, or none, as it is. The attempt that holds the key renews it well
+   * before its lease ends, for as long as it runs: a repeat takes over only from an attempt that
+   * stopped (its process died), never from one that is slow.
+   */
+  renew: (scope: IdempotencyScope, timing: Pick<IdempotencyTiming, 'now' | 'leaseMs'>) => Promise<void>;
   /** Stores the final answer; repeats replay it until the record expires. */
   complete: (scope: IdempotencyScope, response: StoredResponse) => Promise<void>;
   /** Ends the running attempt without an answer; the next repeat resumes it. */

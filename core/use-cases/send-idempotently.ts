@@ -103,6 +103,26 @@ export function sendIdempotently(
   }
 }
 
+/**
+ * Renews the lease of the key every third of it while its send runs, and answers the function that
+ * stops: a send slowed by a platform (Slack's `Retry-After` for fifty recipients) keeps its key, so
+ * that a repeat is refused with 409 instead of taking over and notifying everyone again. Only an
+ * attempt whose process died lets its lease end.
+ */
+function keepLease(context: CoreContext, scope: IdempotencyScope): () => void {
+  const timer = setInterval(() => {
+    context.storage.idempotency.renew(scope, { now: context.clock.now(), leaseMs }).catch((error: unknown) =>
+      context.logger.warn('could not renew the lease of an Idempotency-Key', {
+        organizationId: scope.organizationId,
+        error: String(error),
+      }),
+    );
+  }, leaseMs / 3);
+  // A renewal never keeps the process alive: a stopping process lets its leases end.
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** {@link sendIdempotently} with a key: acquired, then sent or replayed or refused. */
 async function sendOnce(
   context: CoreContext,
@@ -134,6 +154,7 @@ async function sendOnce(
       break;
   }
   let response: StoredResponse;
+  const stopRenewing = keepLease(context, scope);
   try {
     const resolved = recipients();
     response = answer(
@@ -158,6 +179,8 @@ async function sendOnce(
       throw error;
     }
     response = answer(422, { status: 'error', details: error.details });
+  } finally {
+    stopRenewing();
   }
   // Not awaited: the answer does not wait a round trip for its record, which a client reads only on a
   // repeat. Issued before the answer goes out, it reaches the store ahead of any repeat the answer

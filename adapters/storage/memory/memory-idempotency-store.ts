@@ -65,6 +65,10 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
       records.set(key, { fingerprint: fp, sendId, expiresAt, state: 'running', leaseUntil: now + leaseMs });
       return { outcome: 'acquired', sendId };
     },
+    async renew(scope, { now, leaseMs }) {
+      const record = live(scopeKey(scope));
+      if (record?.state === 'running') record.leaseUntil = Math.max(record.leaseUntil, now + leaseMs);
+    },
     async complete(scope, response) {
       const key = scopeKey(scope);
       const record = live(key);

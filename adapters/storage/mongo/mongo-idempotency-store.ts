@@ -100,6 +100,13 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
       return { outcome: 'busy' };
     },
 
+    async renew(scope, { now, leaseMs }) {
+      await idempotency.updateOne(
+        { ...liveRecord(scope), state: 'running' },
+        { $max: { leaseUntil: now + leaseMs } },
+      );
+    },
+
     async complete(scope, { status, body }) {
       // The first completed answer is the one replayed; a late duplicate completion changes nothing.
       await idempotency.updateOne(

@@ -9,6 +9,7 @@ import {
   completeIdempotencyScript,
   failIdempotencyScript,
   releaseIdempotencyScript,
+  renewIdempotencyScript,
 } from './lua/idempotency-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
@@ -55,6 +56,9 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
           ...acquireArguments(sendId, timing),
         ]),
       );
+    },
+    async renew(scope, { now, leaseMs }) {
+      await redis.evalScript(renewIdempotencyScript, recordKey(scope), [String(now + leaseMs)]);
     },
     async complete(scope, response) {
       await redis.evalScript(completeIdempotencyScript, recordKey(scope), [

@@ -62,6 +62,14 @@ redis.call('HDEL', KEYS[1], 'leaseUntil')
 return 1
 `);
 
+/** KEYS: record. ARGV: lease end. Extends the lease of a running record, never shortening it: `renew`. */
+export const renewIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
+if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'leaseUntil') or '0') >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[1])
+return 1
+`);
+
 /** KEYS: record. Marks a running record failed, so that the next repeat resumes it. */
 export const failIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
 if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
