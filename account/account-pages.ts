@@ -19,8 +19,11 @@ import type { PasswordSignIn } from './sign-in/password-sign-in.js';
 
 /** Options of {@link accountPages}. */
 export interface AccountPagesOptions {
-  /** The notifier whose keys are managed (`notifier.apiKeys`). */
-  notifier: Pick<Notifier, 'apiKeys'>;
+  /**
+   * The notifier whose keys are managed (`notifier.apiKeys`); with its `failedCallbacks`, the
+   * organization's admins also see and replay its failed callbacks (`/admin/api/failed-callbacks`).
+   */
+  notifier: Pick<Notifier, 'apiKeys'> & Partial<Pick<Notifier, 'failedCallbacks'>>;
   /**
    * Where the audit record (and, without `csrfSecret`, the CSRF secret) lives: a namespaced view of
    * the storage's transport state, e.g. `scopedTransportState(storage.transportState, 'account')`,
@@ -81,6 +84,7 @@ export function accountPages(options: AccountPagesOptions): AccountPages {
   const logger = options.logger ?? silentLogger;
   const context: PagesContext = {
     keys: options.notifier.apiKeys,
+    failedCallbacks: options.notifier.failedCallbacks ?? null,
     resolveUser,
     audit: auditLog(options.state, clock, options.auditRetentionMs ?? 90 * 24 * 3600_000),
     auditLimit: options.auditLimit ?? 100,

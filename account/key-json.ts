@@ -1,4 +1,4 @@
-import type { ApiKeyView } from '../core/index.js';
+import type { ApiKeyView, FailedCallback } from '../core/index.js';
 import type { AuditEntry } from './audit-log.js';
 
 /** A key as the JSON API shows it, in the field style of the notification API. */
@@ -19,4 +19,14 @@ export const auditJson = (entry: AuditEntry) => ({
   actor: { user_id: entry.actor.userId, name: entry.actor.name, email: entry.actor.email },
   key: entry.key,
   client_address: entry.clientAddress,
+});
+
+/** A failed callback as the admin API shows it. */
+export const failedCallbackJson = (failure: FailedCallback) => ({
+  request_id: failure.requestId,
+  url: failure.url,
+  attempts: failure.attempts,
+  last_status: failure.lastStatus,
+  last_error: failure.lastError,
+  failed_at: new Date(failure.failedAt).toISOString(),
 });

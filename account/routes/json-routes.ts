@@ -1,9 +1,9 @@
 import { errorResponse, type HttpRequest, jsonResponse, type Route } from '../../core/adapter-kit.js';
-import { type HttpResponse, NotifyError } from '../../core/index.js';
+import { type HttpResponse, type Notifier, NotifyError } from '../../core/index.js';
 import type { AccountUser } from '../account-user.js';
 import { jsonObject } from '../http/forms.js';
 import { createKey, findKey, type KeyScope, listKeys, revokeKey } from '../key-actions.js';
-import { auditJson, keyJson } from '../key-json.js';
+import { auditJson, failedCallbackJson, keyJson } from '../key-json.js';
 import {
   adminsOnly,
   csrfAnchor,
@@ -111,5 +111,43 @@ export function jsonRoutes(context: PagesContext): Route[] {
       const entries = await context.audit.recent(user.organizationId, context.auditLimit);
       return jsonResponse(200, { entries: entries.map(auditJson) }, { 'cache-control': 'no-store' });
     }),
+    ...(context.failedCallbacks === null ? [] : failedCallbackRoutes(context, context.failedCallbacks)),
+  ];
+}
+
+/**
+ * The organization's failed callbacks, for its admins: listed, and replayed one at a time (a fresh
+ * series of attempts). Another organization's failure is not found.
+ */
+function failedCallbackRoutes(context: PagesContext, failed: Notifier['failedCallbacks']): Route[] {
+  return [
+    guarded(context, 'GET', '/admin/api/failed-callbacks', { admin: true }, async (_request, _params, user) =>
+      jsonResponse(
+        200,
+        { failed_callbacks: (await failed.list(user.organizationId)).map(failedCallbackJson) },
+        { 'cache-control': 'no-store' },
+      ),
+    ),
+    guarded(
+      context,
+      'POST',
+      '/admin/api/failed-callbacks/:requestId/replay',
+      { admin: true },
+      async (_request, params, user) => {
+        const requestId = params.requestId ?? '';
+        const own = (await failed.list(user.organizationId)).some(
+          (failure) => failure.requestId === requestId,
+        );
+        if (!own || !(await failed.replay(requestId))) {
+          return errorResponse(404, 'No failed callback of this request');
+        }
+        context.logger.info('callback replay asked by an admin', {
+          requestId,
+          organizationId: user.organizationId,
+          userId: user.userId,
+        });
+        return jsonResponse(200, { status: 'ok' });
+      },
+    ),
   ];
 }

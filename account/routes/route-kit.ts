@@ -12,6 +12,8 @@ import { type Frame, layout } from '../views/layout.js';
 /** What every route of the account pages works with. */
 export interface PagesContext {
   keys: Notifier['apiKeys'];
+  /** The notifier's failed callbacks, when the embedder handed them over. */
+  failedCallbacks: Notifier['failedCallbacks'] | null;
   resolveUser: ResolveUser;
   audit: AuditLog;
   /** How many entries of the record the admin page and API show. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import {
   type AccountBrowser,
   type AccountTestApp,
@@ -49,6 +50,75 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
   let app: AccountTestApp;
   afterEach(async () => {
     await app.close();
+  });
+
+  it("lets an admin list the organization's failed callbacks and replay one, and no one else", async () => {
+    const storage = memoryStorage();
+    app = await startAccountApp(kind, { storage });
+    const ask = async (apiKey: string, email: string) => {
+      const answer = await call(`${app.origin}/api/notify`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          user_emails: [email],
+          message: 'Approve?',
+          response_request: {
+            options: [
+              { text: 'Yes', value: 'yes' },
+              { text: 'No', value: 'no' },
+            ],
+            timeout_minutes: 60,
+          },
+        }),
+      });
+      if (answer.status !== 200) throw new Error(`send refused: ${answer.status} ${answer.text}`);
+      return (answer.json as { request_id: string }).request_id;
+    };
+    const ours = await ask(testKeys.alice, 'bob@acme.test');
+    const theirs = await ask(testKeys.gina, 'gina@globex.test');
+    const failure = {
+      url: 'https://hooks.example/done',
+      attempts: 8,
+      lastStatus: 500,
+      lastError: 'HTTP 500',
+    };
+    const failedAt = Date.UTC(2026, 0, 2, 3, 4, 5);
+    await storage.failedCallbacks.add({ ...failure, requestId: ours, organizationId: 'acme', failedAt });
+    await storage.failedCallbacks.add({ ...failure, requestId: theirs, organizationId: 'globex', failedAt });
+
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    const listed = await get(app, alice, '/admin/api/failed-callbacks');
+    expect(listed.status).toBe(200);
+    expect(listed.json).toEqual({
+      failed_callbacks: [
+        {
+          request_id: ours,
+          url: 'https://hooks.example/done',
+          attempts: 8,
+          last_status: 500,
+          last_error: 'HTTP 500',
+          failed_at: '2026-01-02T03:04:05.000Z',
+        },
+      ],
+    });
+    const bob = await signedInBrowser(app, 'bob@acme.test');
+    expectError(await get(app, bob, '/admin/api/failed-callbacks'), 403);
+    expectError(await post(app, bob, `/admin/api/failed-callbacks/${ours}/replay`), 403);
+    expectError(
+      await post(app, alice, `/admin/api/failed-callbacks/${ours}/replay`, undefined, {
+        'x-csrf-token': 'x',
+      }),
+      403,
+    );
+    expectError(
+      await post(app, alice, `/admin/api/failed-callbacks/${theirs}/replay`),
+      404,
+      'No failed callback of this request',
+    );
+    expect((await post(app, alice, `/admin/api/failed-callbacks/${ours}/replay`)).status).toBe(200);
+    expect((await get(app, alice, '/admin/api/failed-callbacks')).json).toEqual({ failed_callbacks: [] });
+    expectError(await post(app, alice, `/admin/api/failed-callbacks/${ours}/replay`), 404);
+    expect(await storage.failedCallbacks.list('globex')).toHaveLength(1);
   });
 
   it('answers 401 to a caller who is not signed in, in the error shape', async () => {
