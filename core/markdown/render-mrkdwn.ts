@@ -34,6 +34,7 @@ export type MrkdwnPiece =
   | { kind: 'break'; level: 1 | 2 };
 
 export const ZERO_WIDTH_SPACE = '\u200b';
+const TILDE_GUARDED = `~${ZERO_WIDTH_SPACE}`;
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]/u;
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
@@ -173,7 +174,8 @@ function pushText(pieces: MrkdwnPiece[], text: string): void {
  * Slack formats `*x*` only where the marks touch whitespace or punctuation, so `2*3*4` would show
  * its asterisks. A zero-width space between a mark and a neighbouring letter or digit makes the
  * boundary Slack needs without a visible change. Likewise a line that starts with `>` would become
- * a quote, which the specification's markdown does not have.
+ * a quote, and `~x~` struck through, neither of which the specification's markdown has: a tilde of
+ * the text is followed by a zero-width space, after which Slack opens no strikethrough.
  */
 function markGaps(pieces: MrkdwnPiece[]): void {
   let inCode = false;
@@ -187,10 +189,12 @@ function markGaps(pieces: MrkdwnPiece[]): void {
         piece.kind === 'open'
           ? before?.kind === 'word' && WORD_CHARACTER.test(before.text.slice(-1))
           : after?.kind === 'word' && WORD_CHARACTER.test(after.text.charAt(0));
-    } else if (piece.kind === 'word' && !inCode && piece.text.startsWith('>') && startsLine(pieces, index)) {
+    } else if (piece.kind === 'word' && !inCode) {
+      const quote = piece.text.startsWith('>') && startsLine(pieces, index);
+      if (!quote && !piece.text.includes('~')) return;
       pieces[index] = {
         kind: 'raw',
-        text: ZERO_WIDTH_SPACE + escapeMrkdwn(piece.text),
+        text: (quote ? ZERO_WIDTH_SPACE : '') + escapeMrkdwn(piece.text).replaceAll('~', TILDE_GUARDED),
         fallback: piece.text,
       };
     }

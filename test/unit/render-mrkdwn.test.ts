@@ -15,6 +15,12 @@ describe('renderMrkdwn', () => {
     ['bold and italic nested', '*_both_* and _*both*_', '*_both_* and _*both*_'],
     ['inline code', 'run `npm test` now', 'run `npm test` now'],
     ['inline code keeps markup literal', '`*not bold* [a](b)`', '`*not bold* [a](b)`'],
+    [
+      'tildes of the text, which Slack would strike through',
+      '~strike~ and ~~two~~',
+      '~\u200bstrike~\u200b and ~\u200b~\u200btwo~\u200b~\u200b',
+    ],
+    ['a tilde in code, kept as it is', '`~x~`', '`~x~`'],
     ['code block', '```\nconst a = 1;\n  indented\n```', '```\nconst a = 1;\n  indented\n```'],
     ['bullet list', '- one\n- *two*', '• one\n• *two*'],
     ['line breaks', 'line 1\nline 2', 'line 1\nline 2'],
