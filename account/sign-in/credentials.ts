@@ -34,13 +34,24 @@ export const newCredential = async (user: SessionUser, password: string): Promis
 export const isOutdated = (credential: Credential): boolean =>
   credential.id === undefined || needsRehash(credential.hash);
 
-/** The credential of `email`, or null. */
+/**
+ * What a removed credential is replaced by. Stores number the writes of a record from 1 again once
+ * it is deleted, so that a compare-and-set begun on the credential before a removal would succeed
+ * on one written after it; a record that stays keeps counting.
+ */
+const removed = 'removed';
+
+/** Takes the sign-in of `email` away: its credential reads as none from now on. */
+export const removeCredential = (state: TransportStateStore, email: string): Promise<number> =>
+  state.set(credentialKey(email), removed);
+
+/** The credential of `email`, or null (none, or removed). */
 export async function readCredential(
   state: TransportStateStore,
   email: string,
 ): Promise<StoredCredential | null> {
   const record = await state.get(credentialKey(email));
-  return record === null
+  return record === null || record.value === removed
     ? null
     : { credential: JSON.parse(record.value) as Credential, version: record.version };
 }

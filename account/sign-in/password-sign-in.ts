@@ -8,6 +8,7 @@ import {
   isOutdated,
   newCredential,
   readCredential,
+  removeCredential,
   type StoredCredential,
 } from './credentials.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
@@ -136,7 +137,7 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
       await state.set(credentialKey(user.email), JSON.stringify(await newCredential(user, password)));
     },
     async removePassword(email) {
-      await Promise.all([state.delete(credentialKey(email)), browsers.forget(normalizeEmail(email))]);
+      await Promise.all([removeCredential(state, email), browsers.forget(normalizeEmail(email))]);
     },
     async signIn(email, password, clientAddress, device) {
       const account = normalizeEmail(email);

@@ -99,6 +99,19 @@ describe('account password hashing (scrypt)', () => {
       }
     });
 
+    it('are not written back by a sign-in under way while the sign-in is taken away and given again', async () => {
+      const { signIn, storedHash } = await withEarlierHash();
+      const underWay = signIn.signIn('alice@acme.test', 'pw', '192.0.2.1');
+      await signIn.removePassword('alice@acme.test');
+      await signIn.setPassword({ ...alice, admin: false }, 'new-pw');
+      const replaced = await storedHash();
+      expect(await underWay).toEqual({ outcome: 'refused' });
+      expect(await storedHash()).toBe(replaced);
+      expect((await signIn.signIn('alice@acme.test', 'pw', '192.0.2.2')).outcome).toBe('refused');
+      const signedIn = await signIn.signIn('alice@acme.test', 'new-pw', '192.0.2.3');
+      expect(signedIn).toMatchObject({ outcome: 'signed-in', user: { admin: false } });
+    });
+
     it('are hashed again when the same password is set again', async () => {
       const { signIn, storedHash } = await withEarlierHash();
       await signIn.setPassword(alice, 'pw');
