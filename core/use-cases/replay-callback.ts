@@ -4,18 +4,28 @@ import type { FailedCallback } from '../ports/failed-callback-store.js';
 
 /**
  * Starts the attempts of a failed callback afresh; false when no such failure is kept, or when its
- * request has passed its retention (there is nothing left to send: the failure is forgotten).
+ * request has passed its retention (there is nothing left to send: the failure is forgotten). The
+ * request is read before the failure is taken, and a failure taken but not scheduled is put back,
+ * so that a store error on the way loses no failure: the replay can be asked again.
  */
 export async function replayCallback(context: CoreContext, requestId: string): Promise<boolean> {
-  const failure = await context.storage.failedCallbacks.take(requestId);
-  if (!failure) return false;
-  if ((await context.storage.requests.getRequest(requestId)) === null) {
-    context.logger.warn('callback not replayed: its request has passed its retention', { requestId });
+  const { failedCallbacks, requests, dueWork } = context.storage;
+  if ((await requests.getRequest(requestId)) === null) {
+    if ((await failedCallbacks.take(requestId)) !== null) {
+      context.logger.warn('callback not replayed: its request has passed its retention', { requestId });
+    }
     return false;
   }
-  await context.storage.dueWork.enqueue([
-    { id: callbackItemId(requestId), kind: 'callback', requestId, runAt: context.clock.now(), attempt: 0 },
-  ]);
+  const failure = await failedCallbacks.take(requestId);
+  if (!failure) return false;
+  try {
+    await dueWork.enqueue([
+      { id: callbackItemId(requestId), kind: 'callback', requestId, runAt: context.clock.now(), attempt: 0 },
+    ]);
+  } catch (error) {
+    await failedCallbacks.add(failure).catch(() => undefined);
+    throw error;
+  }
   context.dueWork.poke();
   context.logger.info('callback replay scheduled', { requestId });
   return true;

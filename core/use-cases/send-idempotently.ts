@@ -111,12 +111,16 @@ export function sendIdempotently(
  */
 function keepLease(context: CoreContext, scope: IdempotencyScope): () => void {
   const timer = setInterval(() => {
-    context.storage.idempotency.renew(scope, { now: context.clock.now(), leaseMs }).catch((error: unknown) =>
-      context.logger.warn('could not renew the lease of an Idempotency-Key', {
-        organizationId: scope.organizationId,
-        error: String(error),
-      }),
-    );
+    // Through a promise: a store that throws rather than rejects must not take the process down
+    // from a timer.
+    Promise.resolve()
+      .then(() => context.storage.idempotency.renew(scope, { now: context.clock.now(), leaseMs }))
+      .catch((error: unknown) =>
+        context.logger.warn('could not renew the lease of an Idempotency-Key', {
+          organizationId: scope.organizationId,
+          error: String(error),
+        }),
+      );
   }, leaseMs / 3);
   // A renewal never keeps the process alive: a stopping process lets its leases end.
   timer.unref();

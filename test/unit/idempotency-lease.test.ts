@@ -60,4 +60,34 @@ describe('an Idempotency-Key held by a slow send', () => {
     expect(slow.delivered).toEqual(['bob@acme.test']);
     await notifier.stop();
   });
+
+  it('goes on, logging, when renewing the lease fails, even by a throw rather than a rejection', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const clock = manualClock(Date.parse('2026-11-23T10:00:00.000Z'));
+    const storage = memoryStorage({ clock });
+    const warnings: string[] = [];
+    const slow = slowTransport(inboxTransport({ clock }));
+    const notifier = createNotifier({
+      storage: {
+        ...storage,
+        idempotency: {
+          ...storage.idempotency,
+          renew: () => {
+            throw new Error('a store written before renew existed');
+          },
+        },
+      },
+      clock,
+      transports: [slow.transport],
+      logger: { debug() {}, info() {}, warn: (message) => warnings.push(message), error() {} },
+    });
+    await notifier.seed(testSeed);
+    const sent = post(notifier, plainBody(), { 'idempotency-key': 'deploy-43' });
+    clock.advance(20_000);
+    await vi.advanceTimersByTimeAsync(20_000);
+    slow.release();
+    expect((await sent)?.status).toBe(200);
+    expect(warnings).toContain('could not renew the lease of an Idempotency-Key');
+    await notifier.stop();
+  });
 });
