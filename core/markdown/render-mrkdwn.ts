@@ -33,7 +33,7 @@ export type MrkdwnPiece =
   | { kind: 'close'; mark: MrkdwnMark; gap: boolean }
   | { kind: 'break'; level: 1 | 2 };
 
-export const ZERO_WIDTH_SPACE = '\u200b';
+const ZERO_WIDTH_SPACE = '\u200b';
 const TILDE_GUARDED = `~${ZERO_WIDTH_SPACE}`;
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]/u;
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
@@ -95,7 +95,7 @@ function pushBlock(pieces: MrkdwnPiece[], block: Block): void {
       return;
     case 'codeBlock':
       pieces.push({ kind: 'open', mark: PRE, gap: false });
-      pushText(pieces, block.value);
+      pushText(pieces, block.value, false);
       pieces.push({ kind: 'close', mark: PRE, gap: false });
       return;
   }
@@ -117,7 +117,7 @@ function pushInline(pieces: MrkdwnPiece[], inline: Inline, inLink: boolean): voi
       pushSpan(pieces, ITALIC, () => pushInlines(pieces, inline.children, inLink));
       return;
     case 'code':
-      pushSpan(pieces, CODE, () => pushText(pieces, inline.value));
+      pushSpan(pieces, CODE, () => pushText(pieces, inline.value, false));
       return;
     case 'break':
       pieces.push({ kind: 'break', level: 1 });
@@ -160,53 +160,45 @@ export function textPieces(text: string): MrkdwnPiece[] {
   return pieces;
 }
 
-function pushText(pieces: MrkdwnPiece[], text: string): void {
+/**
+ * Text as words, spaces and line breaks. Outside code (`guarded`), each word is guarded against the
+ * markup Slack has and the specification's markdown does not: a word that starts with `>` would
+ * start a quote where it starts a line (and any word may start a section of a long message), and
+ * `~x~` would be struck through. A zero-width space before the `>`, and after each `~`, keeps Slack
+ * from reading them, without a visible change. Bare URLs are left whole, for Slack to link them.
+ */
+function pushText(pieces: MrkdwnPiece[], text: string, guarded = true): void {
   text.split('\n').forEach((line, index) => {
     if (index > 0) pieces.push({ kind: 'break', level: 1 });
     for (const part of line.split(/(\s+)/)) {
       if (part === '') continue;
-      pieces.push(/\s/.test(part) ? { kind: 'space', text: part } : { kind: 'word', text: part });
+      if (/\s/.test(part)) pieces.push({ kind: 'space', text: part });
+      else pieces.push({ kind: 'word', text: guarded ? guardWord(part) : part });
     }
   });
+}
+
+const BARE_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)/i;
+
+function guardWord(word: string): string {
+  if (BARE_URL.test(word)) return word;
+  const quoted = word.startsWith('>') ? ZERO_WIDTH_SPACE + word : word;
+  return quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
 }
 
 /**
  * Slack formats `*x*` only where the marks touch whitespace or punctuation, so `2*3*4` would show
  * its asterisks. A zero-width space between a mark and a neighbouring letter or digit makes the
- * boundary Slack needs without a visible change. Likewise a line that starts with `>` would become
- * a quote, and `~x~` struck through, neither of which the specification's markdown has: a tilde of
- * the text is followed by a zero-width space, after which Slack opens no strikethrough.
+ * boundary Slack needs without a visible change.
  */
 function markGaps(pieces: MrkdwnPiece[]): void {
-  let inCode = false;
   pieces.forEach((piece, index) => {
+    if ((piece.kind !== 'open' && piece.kind !== 'close') || piece.mark === PRE) return;
     const before = pieces[index - 1];
     const after = pieces[index + 1];
-    if (piece.kind === 'open' || piece.kind === 'close') {
-      if (piece.mark === CODE || piece.mark === PRE) inCode = piece.kind === 'open';
-      if (piece.mark === PRE) return;
-      piece.gap =
-        piece.kind === 'open'
-          ? before?.kind === 'word' && WORD_CHARACTER.test(before.text.slice(-1))
-          : after?.kind === 'word' && WORD_CHARACTER.test(after.text.charAt(0));
-    } else if (piece.kind === 'word' && !inCode) {
-      const quote = piece.text.startsWith('>') && startsLine(pieces, index);
-      if (!quote && !piece.text.includes('~')) return;
-      pieces[index] = {
-        kind: 'raw',
-        text: (quote ? ZERO_WIDTH_SPACE : '') + escapeMrkdwn(piece.text).replaceAll('~', TILDE_GUARDED),
-        fallback: piece.text,
-      };
-    }
+    piece.gap =
+      piece.kind === 'open'
+        ? before?.kind === 'word' && WORD_CHARACTER.test(before.text.slice(-1))
+        : after?.kind === 'word' && WORD_CHARACTER.test(after.text.charAt(0));
   });
-}
-
-/** Whether only opening marks stand between the piece at `index` and the start of its line. */
-function startsLine(pieces: readonly MrkdwnPiece[], index: number): boolean {
-  for (let at = index - 1; at >= 0; at -= 1) {
-    const piece = pieces[at];
-    if (piece?.kind === 'break') return true;
-    if (piece?.kind !== 'open') return false;
-  }
-  return true;
 }

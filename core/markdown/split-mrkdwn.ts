@@ -1,19 +1,5 @@
 import type { MarkdownDocument } from './ast.js';
-import {
-  type MrkdwnMark,
-  type MrkdwnPiece,
-  mrkdwnPieces,
-  pieceText,
-  textPieces,
-  ZERO_WIDTH_SPACE,
-} from './render-mrkdwn.js';
-
-/**
- * A part that starts, after the marks it opens again, with `>`: Slack would show it as a quote,
- * which the specification's markdown does not have. A part may start mid-line, where the renderer
- * put no guard.
- */
-const QUOTE_START = /^([*_~]*)&gt;/;
+import { type MrkdwnMark, type MrkdwnPiece, mrkdwnPieces, pieceText, textPieces } from './render-mrkdwn.js';
 
 /** A place where a part may end: before `pieces[index]`, with what is open there. */
 interface Cut {
@@ -50,11 +36,8 @@ export function splitMrkdwn(document: MarkdownDocument, maxLength: number): stri
       continue;
     }
     const { cut, next } = fillPart(pieces, start, open, maxLength);
-    const text = (
-      openText(open) +
-      pieces.slice(start, cut.index).map(pieceText).join('') +
-      closeText(cut.open)
-    ).replace(QUOTE_START, `$1${ZERO_WIDTH_SPACE}&gt;`);
+    const text =
+      openText(open) + pieces.slice(start, cut.index).map(pieceText).join('') + closeText(cut.open);
     if (text.trim() !== '') parts.push(text);
     start = next;
     open = cut.open;

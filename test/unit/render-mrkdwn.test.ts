@@ -36,7 +36,14 @@ describe('renderMrkdwn', () => {
     ['javascript: link as plain text', '[click](javascript:alert(1))', 'click'],
     ['data: link as plain text', '[img](data:text/html,<b>x</b>)', 'img'],
     ['relative link as plain text', '[here](/relative)', 'here'],
-    ['& < > escaped', 'a < b && c > d', 'a &lt; b &amp;&amp; c &gt; d'],
+    // A word that starts with `>` is guarded wherever it stands: any word may start a section.
+    ['& < > escaped', 'a < b && c > d', 'a &lt; b &amp;&amp; c \u200b&gt; d'],
+    [
+      'a bare URL with a tilde, left whole for Slack to link',
+      'see https://x.example/~alice/q3.pdf',
+      'see https://x.example/~alice/q3.pdf',
+    ],
+    ['marks beside a word with a tilde keep their gap', 'x~y*3*4', 'x~\u200by\u200b*3*\u200b4'],
     [
       'no mention can be forged',
       '<!channel> <@U123> <https://evil.test|bank>',
@@ -60,6 +67,18 @@ describe('renderMrkdwn', () => {
 });
 
 describe('splitMrkdwn', () => {
+  it('counts the guards of its words in the limit: no part is longer, whatever it starts with', () => {
+    const parts = splitMrkdwn(parseMarkdown(`${'a'.repeat(1000)} >${'b'.repeat(2996)}`), 3000);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(3000);
+    expect(parts.join('')).toContain('\u200b&gt;b');
+  });
+
+  it('keeps the guard of every tilde in a word cut between parts', () => {
+    const parts = splitMrkdwn(parseMarkdown(`~strike~,${'x'.repeat(3000)}`), 3000);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part).not.toMatch(/~(?!\u200b)/);
+  });
+
   it('never starts a part with a `>` that Slack would show as a quote, where a part begins mid-line', () => {
     const parts = splitMrkdwn(
       parseMarkdown(`${'word '.repeat(599)}ab >not a quote, just a comparison`),
