@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
+import { keyFetchGuard, signingKeyOf } from '../../adapters/chat/teams/key-fetch-guard.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { HttpResponse, Route } from '../../core/http/types.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
@@ -199,24 +200,78 @@ describe('POST /teams/messages: the activity token is checked before anything el
 });
 
 describe('POST /teams/messages: what a refused token costs and tells', () => {
-  it('fetches the key set at most 10 times a minute for tokens naming keys it does not know, and takes good ones on', async () => {
+  /** A well-formed token naming the key `kid` of `issuer`, signed by a key the authority never published. */
+  const madeUp = (kid: string, issuer = authority.issuer) => {
+    const now = Math.floor(Date.now() / 1000);
+    return authority.sign(
+      { iss: issuer, aud: appId, exp: now + 600, serviceurl: connector.serviceUrl },
+      { header: { alg: 'RS256', typ: 'JWT', kid }, key: stranger },
+    );
+  };
+  const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const fetches = () => authority.requests.filter((line) => line.endsWith('/discovery/v2.0/keys')).length;
+
+  it('fetches the key set at most 60 times a minute for tokens naming keys it does not know, and takes good ones on', async () => {
     const target = connectedRoute();
     const [installation] = connector.installActivities(alice.id);
     expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
-    const fetches = () => authority.requests.filter((line) => line.endsWith('/discovery/v2.0/keys')).length;
     const before = fetches();
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const now = Math.floor(Date.now() / 1000);
-    for (let index = 0; index < 15; index++) {
-      const madeUp = authority.sign(
-        { iss: authority.issuer, aud: appId, exp: now + 600, serviceurl: connector.serviceUrl },
-        { header: { alg: 'RS256', typ: 'JWT', kid: `made-up-${index}` }, key: privateKey },
-      );
-      expect((await postTo(target, `Bearer ${madeUp}`, installation)).status).toBe(401);
+    for (let index = 0; index < 70; index++) {
+      expect((await postTo(target, `Bearer ${madeUp(`made-up-${index}`)}`, installation)).status).toBe(401);
     }
     expect(fetches() - before).toBeGreaterThan(0);
-    expect(fetches() - before).toBeLessThanOrEqual(10);
+    expect(fetches() - before).toBeLessThanOrEqual(60);
     expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
+  });
+
+  it('refuses tokens that name no key at once, costing the keys a restart has yet to learn nothing', async () => {
+    const target = connectedRoute();
+    const [installation] = connector.installActivities(alice.id);
+    const before = fetches();
+    for (let index = 0; index < 100; index++) {
+      const answer = await postTo(target, 'Bearer junk', installation);
+      expect(JSON.parse(answer.body)).toEqual({
+        status: 'error',
+        details: 'Invalid activity token: jwt malformed',
+      });
+    }
+    expect(fetches()).toBe(before);
+    expect((await postTo(target, `Bearer ${good()}`, installation)).status).toBe(200);
+  });
+
+  it('names a key by its issuer and key id: a known key id under another issuer is a key it does not know', () => {
+    const good1 = good();
+    const { kid } = JSON.parse(Buffer.from(good1.split('.')[0] ?? '', 'base64url').toString('utf8')) as {
+      kid: string;
+    };
+    const known = signingKeyOf(`Bearer ${good1}`);
+    const elsewhere = signingKeyOf(`Bearer ${madeUp(kid, 'https://api.botframework.com')}`);
+    expect(known).toBe(`${authority.issuer} ${kid}`);
+    expect(elsewhere).toBe(`https://api.botframework.com ${kid}`);
+    let now = 0;
+    const guard = keyFetchGuard(2, () => now);
+    guard.verified(known ?? '');
+    for (let check = 0; check < 5; check++) expect(guard.admits(known ?? '')).toBe(true);
+    expect([
+      guard.admits(elsewhere ?? ''),
+      guard.admits(elsewhere ?? ''),
+      guard.admits(elsewhere ?? ''),
+    ]).toEqual([true, true, false]);
+    now += 30_000;
+    expect(guard.admits(elsewhere ?? '')).toBe(true);
+  });
+
+  it('tells what was wrong with the token, as the SDK says it', async () => {
+    const target = connectedRoute();
+    const [installation] = connector.installActivities(alice.id);
+    const answer = await postTo(
+      target,
+      `Bearer ${authority.activityToken({ audience: 'another-app', serviceUrl: connector.serviceUrl })}`,
+      installation,
+    );
+    expect(JSON.parse(answer.body).details).not.toBe(
+      'Invalid activity token: the token could not be verified',
+    );
   });
 
   it('does not tell the caller why the key set could not be fetched', async () => {

@@ -4,7 +4,7 @@ import {
   type Request,
   type WebResponse,
 } from '@microsoft/agents-hosting';
-import { keyFetchGuard, keyIdOf } from './key-fetch-guard.js';
+import { keyFetchGuard, signingKeyOf } from './key-fetch-guard.js';
 
 /** The claims of a validated token that the transport reads. */
 export interface ActivityClaims {
@@ -59,8 +59,9 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
     if (authorization === undefined || authorization.trim() === '') {
       return { ok: false, details: 'Missing Authorization header' };
     }
-    const keyId = keyIdOf(authorization);
-    if (!guard.admits(keyId)) {
+    const signingKey = signingKeyOf(authorization);
+    if (signingKey === null) return { ok: false, details: 'Invalid activity token: jwt malformed' };
+    if (!guard.admits(signingKey)) {
       return { ok: false, details: 'Invalid activity token: signed with an unknown key; try again later' };
     }
     const request: Request = { method, headers: { authorization } };
@@ -89,7 +90,7 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
     if (!passed || request.user === undefined) {
       return { ok: false, details: `Invalid activity token: ${refusal.details || 'unauthorized'}` };
     }
-    guard.verified(keyId);
+    guard.verified(signingKey);
     // The SDK takes a token without an expiry as one that never expires: one captured once would
     // serve for ever.
     if (typeof request.user.exp !== 'number') {
@@ -99,16 +100,18 @@ export function activityTokenVerifier(settings: InboundAuthSettings): ActivityTo
   };
 }
 
+/** Reasons that tell how the service reaches its key sets: none of the caller's business. */
+const FETCH_FAILURE = /secret or public key|getaddrinfo|ENOTFOUND|ECONN|ETIMEDOUT|EAI_|socket|network|fetch/i;
+
 /**
- * The SDK's reason, `{"jwt-auth-error": "jwt expired"}`, as one line of text, when it is about the
- * token (`jwt …`, `invalid …`). Any other (a key set that could not be fetched: `getaddrinfo
- * ENOTFOUND …`) says how the service reaches the network, which is none of the caller's business.
+ * The SDK's reason, `{"jwt-auth-error": "jwt expired"}`, as one line of text, unless it is about
+ * fetching a key set (`getaddrinfo ENOTFOUND …`): what was wrong with the token (`jwt expired`,
+ * `Audience mismatch`) helps whoever set the bot up; how the network failed helps nobody outside.
  */
 function refusalDetails(body: unknown): string {
   if (typeof body === 'object' && body !== null && 'jwt-auth-error' in body) {
     const reason = String((body as Record<string, unknown>)['jwt-auth-error']);
-    if (/^(?:jwt |invalid )/i.test(reason)) return reason;
-    return 'the token could not be verified';
+    return FETCH_FAILURE.test(reason) ? 'the token could not be verified' : reason;
   }
   return 'unauthorized';
 }
