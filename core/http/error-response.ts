@@ -34,13 +34,7 @@ export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
     return errorResponse(
       statusOf[error.code],
       error.details,
-      retryAfter !== undefined
-        ? { 'retry-after': String(retryAfter) }
-        : // The rest of a body too large is not read: the connection ends with the answer, rather
-          // than Node reading and discarding whatever the client goes on sending.
-          error.code === 'payload_too_large'
-          ? { connection: 'close' }
-          : {},
+      retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
     );
   }
   logger.error('unexpected error', {
