@@ -171,6 +171,15 @@ describe('slackMessage', () => {
     for (const label of labels) expect(label.length).toBeLessThanOrEqual(75);
   });
 
+  it('numbers again an option whose own text reads like another one numbered', () => {
+    const staging = `${'🚀'.repeat(37)} staging ${'🚀'.repeat(20)}`;
+    const production = `${'🚀'.repeat(37)} production ${'🚀'.repeat(20)}`;
+    const [first] = labelsOf([staging, production]);
+    const labels = labelsOf([staging, production, first ?? '']);
+    expect(new Set(labels).size).toBe(3);
+    for (const label of labels) expect(label.length).toBeLessThanOrEqual(75);
+  });
+
   it('shows the source of a message that renders to nothing, so no section is empty', () => {
     const { blocks } = slackMessage(plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))'));
     expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '[](javascript:alert(1))' } }]);

@@ -164,9 +164,17 @@ function buttonLabels(texts: readonly string[], max: number): string[] {
   const middles = texts.map((text, index) =>
     clashing(ends, index) ? truncateMiddle(text, max) : ends[index]!,
   );
-  return middles.map((label, index) => {
-    if (!clashing(middles, index)) return label;
-    const place = ` (${index + 1})`;
-    return `${head(label, max - place.length)}${place}`;
-  });
+  const labels = [...middles];
+  // A numbered label may meet an option whose text reads just like it: that one is numbered too,
+  // and places differ, so a few rounds end it.
+  for (let round = 0; round < texts.length; round += 1) {
+    const numbering = labels.map((_, index) => clashing(labels, index));
+    if (!numbering.includes(true)) break;
+    numbering.forEach((numbered, index) => {
+      if (!numbered) return;
+      const place = ` (${index + 1})`;
+      labels[index] = `${head(middles[index]!, max - place.length)}${place}`;
+    });
+  }
+  return labels;
 }
