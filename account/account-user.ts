@@ -30,7 +30,9 @@ export interface AccountRequest {
 }
 
 /**
- * Tells who is signed in, from the request's cookies or headers, or null for nobody. The
- * application's own sign-in answers it; `passwordSignIn(...).resolveUser` is the library's.
+ * Tells who is signed in, from the request's cookies or headers, or null (or undefined) for nobody.
+ * The application's own sign-in answers it; `passwordSignIn(...).resolveUser` is the library's.
  */
-export type ResolveUser = (request: AccountRequest) => Promise<AccountUser | null> | AccountUser | null;
+export type ResolveUser = (
+  request: AccountRequest,
+) => Promise<AccountUser | null | undefined> | AccountUser | null | undefined;

@@ -46,7 +46,8 @@ export interface AccountTestAppOptions {
 function resolveFromCookie(storage: StoragePorts): ResolveUser {
   return async (request) => {
     const email = request.cookies[appUserCookie];
-    if (email === undefined) return null;
+    // Nobody, as an application's sign-in may say it: undefined (or null).
+    if (email === undefined) return undefined;
     const user = (await storage.directory.listUsers()).find(
       (candidate) => candidate.email === decodeURIComponent(email),
     );
