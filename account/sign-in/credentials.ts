@@ -41,9 +41,14 @@ export const isOutdated = (credential: Credential): boolean =>
  */
 const removed = 'removed';
 
-/** Takes the sign-in of `email` away: its credential reads as none from now on. */
-export const removeCredential = (state: TransportStateStore, email: string): Promise<number> =>
-  state.set(credentialKey(email), removed);
+/**
+ * Takes the sign-in of `email` away: its credential reads as none from now on. An email that has
+ * none is left without a record: there is no write under way to outlast.
+ */
+export async function removeCredential(state: TransportStateStore, email: string): Promise<void> {
+  const record = await state.get(credentialKey(email));
+  if (record !== null && record.value !== removed) await state.set(credentialKey(email), removed);
+}
 
 /** The credential of `email`, or null (none, or removed). */
 export async function readCredential(

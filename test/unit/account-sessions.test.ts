@@ -155,6 +155,12 @@ describe('account sessions', () => {
     expect(await resolve()).toBeNull();
   });
 
+  it('leaves no record when it takes away a sign-in that an email never had', async () => {
+    const { signIn, storage } = await signedIn();
+    await signIn.removePassword('nobody@acme.test');
+    expect(await storage.transportState.get('account:credential:nobody@acme.test')).toBeNull();
+  });
+
   it('keeps only a digest of the session id in storage', async () => {
     const { storage, sessionId } = await signedIn();
     const anything = await storage.transportState.get(`account:session:${sessionId}`);
