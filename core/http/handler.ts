@@ -51,23 +51,16 @@ export interface HttpHandlerOptions {
 }
 
 /**
- * No route reads the body of a GET or HEAD. One of a length within the limit is left unread, which
- * costs nothing (Node discards it after the answer); a longer or chunked one is read up to the
- * limit, so that the `413` the docs promise comes, and no connection streams on without end.
+ * No route reads the body of a GET or HEAD. One that announces a length within the limit is left
+ * unread, which costs nothing (Node discards it after the answer); a longer or chunked one is read
+ * up to the limit, so that the `413` the docs promise comes.
  */
-function ignoredBody(
-  body: IncomingHttpRequest['body'],
-  headers: Readonly<Record<string, string | undefined>>,
-): Promise<Uint8Array> | Uint8Array {
+const announcesShortBody = (headers: Readonly<Record<string, string | undefined>>): boolean => {
   const length = headers['content-length'];
-  if (
-    headers['transfer-encoding'] === undefined &&
-    (length === undefined || Number(length) <= maxBodyBytes)
-  ) {
-    return noBody;
-  }
-  return readBody(body, length).then(() => noBody);
-}
+  return (
+    headers['transfer-encoding'] === undefined && (length === undefined || Number(length) <= maxBodyBytes)
+  );
+};
 
 /**
  * Builds the handler over a set of routes: routing on the path as received, the body limit, the
@@ -92,10 +85,13 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
         path: target.path,
         query: target.query,
         headers,
+        // A status read announces no body: it is answered without an asynchronous step for one.
         body:
-          method === 'GET' || method === 'HEAD'
-            ? await ignoredBody(incoming.body, headers)
-            : await readBody(incoming.body, headers['content-length'], match.route.maxBodyBytes),
+          method !== 'GET' && method !== 'HEAD'
+            ? await readBody(incoming.body, headers['content-length'], match.route.maxBodyBytes)
+            : announcesShortBody(headers)
+              ? noBody
+              : await readBody(incoming.body, headers['content-length']).then(() => noBody),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
       return await match.route.handle(request, match.params);
