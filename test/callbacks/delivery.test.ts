@@ -249,13 +249,19 @@ describe('completion callbacks', () => {
     expect(await setup.notifier.failedCallbacks.list()).toEqual([]);
   });
 
-  it('forgets a failed callback once its request has passed the retention (30 days): listed no more, not replayed', async () => {
+  /** A request finished by answers whose callback failed all 8 attempts: answers its id. */
+  const failedForGood = async (): Promise<string> => {
     receiver.plan(...Array.from({ length: 8 }, () => ({ status: 500 })));
     const { requestId } = await createRequest();
     await setup.click(requestId, 'bob@acme.test', 'approve');
     await setup.click(requestId, 'dave@acme.test', 'approve');
     await setup.notifier.runDueWork();
     for (const delay of retryDelaysMs) await elapse(delay * 1.2);
+    return requestId;
+  };
+
+  it('forgets a failed callback once its request has passed the retention (30 days): listed no more, not replayed', async () => {
+    const requestId = await failedForGood();
     expect(await setup.notifier.failedCallbacks.list()).toHaveLength(1);
     await elapse(31 * 24 * 3_600_000);
     expect(await setup.notifier.failedCallbacks.list()).toEqual([]);
@@ -265,12 +271,7 @@ describe('completion callbacks', () => {
   });
 
   it('answers false to the replay of a failure whose request has passed the retention, sending nothing', async () => {
-    receiver.plan(...Array.from({ length: 8 }, () => ({ status: 500 })));
-    const { requestId } = await createRequest();
-    await setup.click(requestId, 'bob@acme.test', 'approve');
-    await setup.click(requestId, 'dave@acme.test', 'approve');
-    await setup.notifier.runDueWork();
-    for (const delay of retryDelaysMs) await elapse(delay * 1.2);
+    const requestId = await failedForGood();
     await elapse(31 * 24 * 3_600_000);
     expect(await setup.notifier.failedCallbacks.replay(requestId)).toBe(false);
     await setup.notifier.runDueWork();
