@@ -1,3 +1,5 @@
+import { type BucketState, refill } from '../../../core/adapter-kit.js';
+
 /**
  * Bounds how often tokens that name a signing key no token has verified with are checked: for
  * each, the SDK fetches the issuer's key set again, so that a stream of made-up key ids would make
@@ -21,16 +23,17 @@ const mostKnownKeys = 64;
  */
 export function keyFetchGuard(perMinute = 60, now: () => number = Date.now): KeyFetchGuard {
   const known = new Set<string>();
-  let tokens = perMinute;
-  let refilledAt = now();
+  const shape = { capacity: perMinute, refillPerSecond: perMinute / 60 };
+  let bucket: BucketState | undefined;
   return {
     admits(key) {
       if (known.has(key)) return true;
-      const at = now();
-      tokens = Math.min(perMinute, tokens + ((at - refilledAt) * perMinute) / 60_000);
-      refilledAt = at;
-      if (tokens < 1) return false;
-      tokens -= 1;
+      const filled = refill(bucket, shape, now());
+      if (filled.tokens < 1) {
+        bucket = filled;
+        return false;
+      }
+      bucket = { tokens: filled.tokens - 1, updatedAt: filled.updatedAt };
       return true;
     },
     verified(key) {
