@@ -2,7 +2,6 @@ import type { SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
 import { normalizeEmail, type Principal } from './domain/directory.js';
-import type { InteractiveRequest } from './domain/interactive-request.js';
 import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
@@ -14,7 +13,7 @@ import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
-import { requestView, requestViews } from './request/message-view.js';
+import { requestView } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import { statusBody } from './request/status-body.js';
 import type { RequestStatus } from './schemas/responses.js';
@@ -30,9 +29,8 @@ import {
 } from './use-cases/api-keys.js';
 import { authenticate } from './use-cases/authenticate.js';
 import { applyClick } from './use-cases/click.js';
-import { updateCopies } from './use-cases/deliver-copies.js';
 import { readStatus } from './use-cases/read-status.js';
-import { runRefresh, scheduleRefresh } from './use-cases/refresh-copies.js';
+import { runRefresh, updateOrRefresh } from './use-cases/refresh-copies.js';
 import { listFailedCallbacks, replayCallback } from './use-cases/replay-callback.js';
 import { applySeed } from './use-cases/seed.js';
 
@@ -167,43 +165,13 @@ export function createNotifier(options: NotifierOptions): Notifier {
     retentionMs,
   } as CoreContext;
 
-  /**
-   * Shows a stored change on the copies of `recipients`, or leaves it to a refresh. The change is
-   * stored already: a store that fails meanwhile (reading the copies, scheduling the refresh) must
-   * neither fail the click or timeout that made it (its caller would be told it was lost) nor leave
-   * the copies without a refresh.
-   */
-  const updateOrRefresh = async (request: InteractiveRequest, recipients: readonly string[]) => {
-    const failed = await updateCopies(
-      context,
-      request.organizationId,
-      request.id,
-      recipients,
-      requestViews(request),
-    ).catch((error: unknown) => {
-      logger.warn('copies not updated after a stored change; a refresh will', {
-        requestId: request.id,
-        error: String(error),
-      });
-      return recipients.length;
-    });
-    if (failed === 0) return;
-    await scheduleRefresh(context, request.id).catch((error: unknown) => {
-      logger.error('could not schedule a refresh of copies left behind; they show an older state', {
-        requestId: request.id,
-        copies: failed,
-        error: String(error),
-      });
-    });
-  };
-
   context.machine = createRequestMachine({
     requests: options.storage.requests,
     retentionMs,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     async runCommands(request, commands) {
       for (const command of commands) {
-        if (command.type === 'update-messages') await updateOrRefresh(request, command.recipients);
+        if (command.type === 'update-messages') await updateOrRefresh(context, request, command.recipients);
         if (command.type === 'enqueue-callback') context.dueWork.poke();
       }
     },

@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { refreshItemId } from '../domain/due-work.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import { requestViews } from '../request/message-view.js';
 import { updateCopies } from './deliver-copies.js';
@@ -31,6 +32,52 @@ export async function scheduleRefresh(context: CoreContext, requestId: string): 
     },
   ]);
   context.dueWork.poke();
+}
+
+/**
+ * Schedules a refresh for the `failed` copies of a request that could not be updated. A store that
+ * cannot take it is logged, never thrown: the change those copies should show is stored already,
+ * and whoever made it must not be told it failed.
+ */
+export async function refreshLeftBehind(
+  context: CoreContext,
+  requestId: string,
+  failed: number,
+): Promise<void> {
+  if (failed === 0) return;
+  await scheduleRefresh(context, requestId).catch((error: unknown) => {
+    context.logger.error('could not schedule a refresh of copies left behind; they show an older state', {
+      requestId,
+      copies: failed,
+      error: String(error),
+    });
+  });
+}
+
+/**
+ * Shows a stored change of a request on the copies of `recipients`, or leaves it to a refresh. A
+ * store that fails meanwhile (reading the copies, scheduling the refresh) neither fails the click or
+ * timeout that made the change nor leaves the copies without a refresh when one can be scheduled.
+ */
+export async function updateOrRefresh(
+  context: CoreContext,
+  request: InteractiveRequest,
+  recipients: readonly string[],
+): Promise<void> {
+  const failed = await updateCopies(
+    context,
+    request.organizationId,
+    request.id,
+    recipients,
+    requestViews(request),
+  ).catch((error: unknown) => {
+    context.logger.warn('copies not updated after a stored change; a refresh will', {
+      requestId: request.id,
+      error: String(error),
+    });
+    return recipients.length;
+  });
+  await refreshLeftBehind(context, request.id, failed);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
 import { deliverCopies, type ResolvedRecipient, updateCopies } from './deliver-copies.js';
-import { scheduleRefresh } from './refresh-copies.js';
+import { refreshLeftBehind } from './refresh-copies.js';
 
 /** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
 export interface SendAttempt {
@@ -190,16 +190,9 @@ async function refreshCopies(
     latest.recipients.map((r) => r.key),
     requestViews(latest),
   );
-  if (failed === 0) return;
   // Every copy is delivered and on record: a store that cannot take the refresh now must not turn
   // the send into an error, which a caller without an Idempotency-Key would answer by sending again.
-  await scheduleRefresh(context, latest.id).catch((error: unknown) => {
-    context.logger.error('could not schedule a refresh of copies left behind; they show an older state', {
-      requestId: latest.id,
-      copies: failed,
-      error: String(error),
-    });
-  });
+  await refreshLeftBehind(context, latest.id, failed);
 }
 
 function throwIfFailed(failed: readonly ResolvedRecipient[]): void {
