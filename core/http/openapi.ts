@@ -113,6 +113,7 @@ export function openApiDocument(): JsonSchema {
             '400': error('Invalid request_id format'),
             '401': error('Missing or invalid API key'),
             '404': error('Request not found'),
+            '413': error('A body (never used) larger than 64 KiB'),
             '429': { ...error('Rate limit exceeded'), headers: retryAfter },
             '503': { ...error('Storage temporarily unavailable'), headers: retryAfter },
           },

@@ -102,7 +102,7 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
   it('documents the statuses of the status endpoint and the request_id format', () => {
     const get = ((doc.paths as Json)['/api/notify/status/{request_id}'] as Json).get as Json;
     expect(Object.keys(get.responses as Json)).toEqual(
-      expect.arrayContaining(['200', '400', '401', '404', '429']),
+      expect.arrayContaining(['200', '400', '401', '404', '413', '429']),
     );
     const parameter = ((get.parameters ?? []) as Json[]).find((p) => p.name === 'request_id');
     expect(parameter).toMatchObject({ in: 'path', required: true });
