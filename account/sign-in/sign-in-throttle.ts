@@ -1,4 +1,4 @@
-import type { TransportStateStore } from '../../core/adapter-kit.js';
+import { type BucketState, refill, type TransportStateStore } from '../../core/adapter-kit.js';
 import type { Clock, RateLimit } from '../../core/index.js';
 
 /** How many failed sign-ins are allowed in a row, and how fast the allowance comes back. */
@@ -35,11 +35,6 @@ export interface SignInThrottle {
   reserve(account: string, address: string, device?: string): Promise<Reservation>;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
 type Change = { done: true } | { done: false; waitMs: number };
 
 /**
@@ -58,17 +53,11 @@ export function signInThrottle(
     for (let attempt = 0; attempt < 20; attempt++) {
       const record = await state.get(key);
       const now = clock.now();
-      const stored = record === null ? null : (JSON.parse(record.value) as Bucket);
-      const level =
-        stored === null
-          ? limit.burst
-          : Math.min(
-              limit.burst,
-              stored.tokens + (Math.max(0, now - stored.updatedAt) * limit.perSecond) / 1000,
-            );
+      const stored = record === null ? undefined : (JSON.parse(record.value) as BucketState);
+      const level = refill(stored, { capacity: limit.burst, refillPerSecond: limit.perSecond }, now).tokens;
       const tokens = Math.min(limit.burst, level + delta);
       if (tokens < 0) return { done: false, waitMs: ((1 - level) * 1000) / limit.perSecond };
-      const bucket: Bucket = { tokens, updatedAt: now };
+      const bucket: BucketState = { tokens, updatedAt: now };
       // Forgotten once full again: an absent bucket is a full one.
       const ttlMs = Math.max(1, ((limit.burst - tokens) * 1000) / limit.perSecond);
       const written = await state.compareAndSet(key, JSON.stringify(bucket), record?.version ?? null, {
