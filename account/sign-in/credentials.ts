@@ -46,8 +46,9 @@ const removed = 'removed';
  * none is left without a record: there is no write under way to outlast.
  */
 export async function removeCredential(state: TransportStateStore, email: string): Promise<void> {
-  const record = await state.get(credentialKey(email));
-  if (record !== null && record.value !== removed) await state.set(credentialKey(email), removed);
+  const key = credentialKey(email);
+  const record = await state.get(key);
+  if (record !== null && record.value !== removed) await state.set(key, removed);
 }
 
 /** The credential of `email`, or null (none, or removed). */

@@ -3,10 +3,10 @@ import type { TransportStateStore } from '../../core/adapter-kit.js';
 import type { Clock } from '../../core/index.js';
 
 /** How long after its last sign-in to an account a browser keeps a slow-down bucket of its own there. */
-export const trustedBrowserMs = 90 * 24 * 3600_000;
+const trustedBrowserMs = 90 * 24 * 3600_000;
 
 /** The most browsers an account remembers; a sign-in from one more forgets the one unused longest. */
-export const mostTrustedBrowsers = 20;
+const mostTrustedBrowsers = 20;
 
 /**
  * The browsers that signed in to one account with one credential: each by its digest, with when it
