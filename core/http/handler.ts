@@ -13,7 +13,10 @@ const noBody = new Uint8Array();
 /** A request as a host hands it over: its framework's raw parts, with the body still unread. */
 export interface IncomingHttpRequest {
   method: string;
-  /** Path and query exactly as received (`req.url`), relative to where the handler is mounted. */
+  /**
+   * Path and query exactly as received (`req.url`), relative to where the handler is mounted; or
+   * the target in absolute form (`http://host/path?query`), whose path is then routed.
+   */
   url: string;
   /**
    * The headers. Pass Node's `req.rawHeaders`, which keeps every line as sent (or values by name

@@ -1,6 +1,12 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { errorResponse, jsonResponse } from '../../core/adapter-kit.js';
-import type { HttpHandler, HttpResponse, IncomingHttpRequest, Logger } from '../../core/index.js';
+import {
+  type HttpHandler,
+  type HttpResponse,
+  type IncomingHttpRequest,
+  type Logger,
+  originForm,
+} from '../../core/index.js';
 import { writeAnswer } from './write-answer.js';
 
 /**
@@ -15,10 +21,10 @@ export interface Readiness {
 
 /**
  * The path as received, as the handlers route it: not resolved, so that `/api/x/../notify` is named
- * as sent rather than as the endpoint it did not reach.
+ * as sent rather than as the endpoint it did not reach; a target in absolute form by its path.
  */
 function pathOf(req: IncomingMessage): string {
-  const target = req.url ?? '/';
+  const target = originForm(req.url ?? '/');
   const mark = target.indexOf('?');
   return mark === -1 ? target : target.slice(0, mark);
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { HttpHandler } from '../../core/index.js';
+import { type HttpHandler, originForm } from '../../core/index.js';
 
 /** What the Koa host needs of a notifier. */
 export interface KoaNotifier {
@@ -23,8 +23,9 @@ export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOption
   return async (ctx, next) => {
     // The target as received, as the handler routes it (`ctx.path` is parsed): the prefix, then
     // nothing, a path or a query.
-    const rest = ctx.url.slice(prefix.length);
-    if (!ctx.url.startsWith(prefix) || !/^(?:[/?]|$)/.test(rest)) return next();
+    const target = originForm(ctx.url);
+    const rest = target.slice(prefix.length);
+    if (!target.startsWith(prefix) || !/^(?:[/?]|$)/.test(rest)) return next();
     const response = await notifier.handle({
       method: ctx.method,
       url: rest.startsWith('/') ? rest : `/${rest}`,

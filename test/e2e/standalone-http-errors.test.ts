@@ -154,6 +154,21 @@ describe('errors of the HTTP parser, in the error shape', () => {
     expect(head.endsWith('\r\n\r\n')).toBe(true);
   });
 
+  it('serves a target in absolute form by its path, /healthz included', async () => {
+    const health = await raw(['GET http://x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(health.status).toBe(200);
+    // Answered by the status route itself: a path it did not reach would be named in a 404.
+    const read = await raw([
+      'GET https://x/api/notify/status/req_000000000000000000000000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    ]);
+    expectErrorShape(read, 401, /^Missing API key$/);
+    expectErrorShape(
+      await raw(['GET http://x/nowhere?q=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']),
+      404,
+      /^No endpoint at \/nowhere$/,
+    );
+  });
+
   it('keeps serving other clients', async () => {
     const answer = await fetch(`${host.base}/healthz`);
     expect(answer.status).toBe(200);

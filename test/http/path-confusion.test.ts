@@ -32,10 +32,12 @@ describe.each(hostKinds)('routing on the path as received (%s)', (kind) => {
     ['under /chat', '/chat'],
   ])('mounted %s', (_name, mount) => {
     /** A send that would be accepted on `/api/notify`, to the given path under the mount. */
-    const sendTo = (path: string) =>
+    const sendTo = (path: string) => sendToTarget(`${mount}${path}`);
+    /** The same send to a request target written out whole. */
+    const sendToTarget = (target: string) =>
       rawRequest(host.origin, {
         method: 'POST',
-        path: `${mount}${path}`,
+        path: target,
         headers: { 'x-api-key': host.keys.alice, 'content-type': 'application/json' },
         body: JSON.stringify(plainBody()),
       });
@@ -77,6 +79,26 @@ describe.each(hostKinds)('routing on the path as received (%s)', (kind) => {
         path: `${mount}/inbox/api/messages?email=bob%40acme.test`,
       });
       expect(literal.json).toEqual([]);
+    });
+
+    it('serves a target in absolute form by its path, as RFC 9112 requires of servers', async () => {
+      host = await startTestHost(kind, { mount });
+      const authority = new URL(host.origin).host;
+      expectOk(await sendToTarget(`http://${authority}${mount}/api/notify`));
+      expectOk(await sendToTarget(`HTTPS://other.example${mount}/api/notify?x=1`));
+      expect(await inbox(host, 'bob@acme.test')).toHaveLength(2);
+      for (const path of [
+        `http://${authority}${mount}/api/x/../notify`,
+        `http://${authority}//${mount}/api/notify`,
+        `ftp://${authority}${mount}/api/notify`,
+      ]) {
+        expect((await sendToTarget(path)).status, path).toBe(404);
+      }
+      expect(await inbox(host, 'bob@acme.test')).toHaveLength(2);
+      const messages = await rawRequest(host.origin, {
+        path: `http://${authority}${mount}/inbox/api/messages?email=bob%40acme.test`,
+      });
+      expect(messages.json).toHaveLength(2);
     });
   });
 });
