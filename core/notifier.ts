@@ -124,8 +124,9 @@ export interface Notifier {
   /** Runs everything due now (tests, maintenance); answers how many items ran. */
   runDueWork(): Promise<number>;
   /**
-   * Stops background work: running due items and events being applied finish, events still queued
-   * are refused with a retryable error. Resolves once nothing of the notifier's is running.
+   * Stops background work: running due items finish, clicks a platform was already answered for
+   * are applied, events being applied finish, events still queued are refused with a retryable
+   * error. Resolves once nothing of the notifier's is running.
    */
   stop(): Promise<void>;
 }
@@ -242,6 +243,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     runDueWork: () => context.dueWork.drain(),
     async stop() {
       await context.dueWork.stop();
+      await Promise.all(options.transports.map((transport) => transport.drain?.()));
       await context.machine.close();
       await Promise.all(options.transports.map((transport) => transport.close?.()));
     },

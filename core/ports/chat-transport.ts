@@ -101,6 +101,13 @@ export interface ChatTransport {
   /** Called once when the notifier is created, before any route is served. */
   connect: (sink: ChatSink) => void;
   /**
+   * Called by `Notifier.stop` while the notifier still changes requests, after its due work stopped:
+   * apply what the platform was already told is done (a click answered before it was applied),
+   * since the platform will not send it again, and refuse what comes later with a `503` the
+   * platform retries. Resolves once nothing is left to apply.
+   */
+  drain?: () => Promise<void>;
+  /**
    * Called by `Notifier.stop` once the notifier stopped changing requests: finish what the transport
    * still runs on its own (work it started after answering a route), so that none runs afterwards.
    */

@@ -12,7 +12,13 @@ import { requestView } from '../../core/request/message-view.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
-import { answerOf, asEarlierRelease, clickNewest, type NewestClick } from '../support/slack-clicks.js';
+import {
+  answerOf,
+  asEarlierRelease,
+  clickNewest,
+  type NewestClick,
+  postInteraction,
+} from '../support/slack-clicks.js';
 import { testSigningSecret } from '../support/slack-signing.js';
 import {
   acmeTeamId,
@@ -349,6 +355,33 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(JSON.parse(record?.value ?? '[]')[5]).toBe(
       (await storage.requests.getRequest(requestId))?.version,
     );
+  });
+
+  it('applies a click Slack was answered for when the notifier stops right after, and answers clicks after the stop 503', async () => {
+    const world = await start();
+    const { send, slack, storage, transport, clock } = world;
+    const requestId = (await send(interactive([bob, carol]))).json.request_id as string;
+    // A store over the network (Redis, MongoDB) answers in milliseconds, not in a microtask: the
+    // click is still on its way to the core when the stop begins.
+    const listDeliveries = storage.deliveries.listDeliveries.bind(storage.deliveries);
+    storage.deliveries.listDeliveries = async (id) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return listDeliveries(id);
+    };
+    const clickBody = (owner: string) => {
+      const message = slack.messagesOf(team, slackIdOf(owner)).at(-1);
+      if (!message) throw new Error(`${owner} has no message`);
+      const { channel, ts } = message;
+      return slack.clickBody({ teamId: team, userId: slackIdOf(owner), channel, ts, value: 'approve' });
+    };
+    const nowSeconds = clock.now() / 1000;
+    expect((await postInteraction(transport, clickBody(bob), nowSeconds)).status).toBe(200);
+    await world.notifier.stop();
+    expect(await answerOf(world.notifier, requestId, bob)).toBe('approve');
+    const late = await postInteraction(transport, clickBody(carol), nowSeconds);
+    expect(late.status).toBe(503);
+    expect(JSON.parse(late.body)).toEqual({ status: 'error', details: 'The service is shutting down' });
+    expect(await answerOf(world.notifier, requestId, carol)).toBeNull();
   });
 
   it.each([

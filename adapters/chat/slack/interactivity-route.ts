@@ -6,8 +6,11 @@ import { verifySlackSignature } from './signature.js';
 export interface InteractivityRouteOptions {
   signingSecret: string;
   clock: Clock;
-  /** Whether the notifier has connected the transport (clicks would have nowhere to go before). */
-  connected: () => boolean;
+  /**
+   * Why clicks cannot be taken now, or null when they can: before the notifier connected the
+   * transport they would have nowhere to go, and once it is stopping none may be left unapplied.
+   */
+  refusal: () => string | null;
   /** Starts applying clicks; must not wait for them (Slack wants its answer within 3 seconds). */
   accept: (clicks: BlockActions) => void;
 }
@@ -43,11 +46,8 @@ export function interactivityRoute(options: InteractivityRouteOptions): Route {
         options.clock.now(),
       );
       if (!verdict.ok) return errorResponse(401, verdict.details);
-      if (!options.connected()) {
-        return errorResponse(503, 'The Slack transport is not connected to a notifier yet', {
-          'retry-after': '1',
-        });
-      }
+      const refusal = options.refusal();
+      if (refusal !== null) return errorResponse(503, refusal, { 'retry-after': '1' });
       const interaction = parseInteraction(request.body);
       if (interaction.kind === 'invalid') return errorResponse(400, interaction.details);
       if (interaction.kind === 'block-actions') options.accept(interaction.clicks);

@@ -68,7 +68,10 @@ export interface SlackTransportOptions {
 
 /** The Slack transport, with what a host or a test may need beyond {@link ChatTransport}. */
 export interface SlackTransport extends ChatTransport {
-  /** Resolves once every click answered so far has been applied (before shutting down, in tests). */
+  /**
+   * Resolves once every click answered so far has been applied (in tests). `Notifier.stop` waits for
+   * the same, through `drain`, before it stops changing requests.
+   */
   idle(): Promise<void>;
 }
 
@@ -111,6 +114,11 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   });
   const userCacheTtl = { foundMs: options.userCacheTtlMs ?? 60 * 60_000, missingMs: 5 * 60_000 };
   const processing = new Set<Promise<void>>();
+  /** Set by `drain`: the notifier is stopping, and clicks are no longer taken. */
+  let draining = false;
+  const idle = async (): Promise<void> => {
+    while (processing.size > 0) await Promise.all(processing);
+  };
   let connected: { sink: ChatSink; users: SlackUsers; copies: SlackCopies; channels: DirectChannels } | null =
     null;
 
@@ -237,7 +245,12 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       interactivityRoute({
         signingSecret: options.signingSecret,
         clock,
-        connected: () => connected !== null,
+        refusal: () =>
+          connected === null
+            ? 'The Slack transport is not connected to a notifier yet'
+            : draining
+              ? 'The service is shutting down'
+              : null,
         accept,
       }),
     ],
@@ -252,8 +265,11 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       };
     },
 
-    async idle(): Promise<void> {
-      while (processing.size > 0) await Promise.all(processing);
+    idle,
+
+    drain(): Promise<void> {
+      draining = true;
+      return idle();
     },
   };
 }
