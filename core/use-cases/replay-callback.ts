@@ -5,27 +5,34 @@ import type { FailedCallback } from '../ports/failed-callback-store.js';
 /**
  * Starts the attempts of a failed callback afresh; false when no such failure is kept, or when its
  * request has passed its retention (there is nothing left to send: the failure is forgotten). The
- * request is read before the failure is taken, and a failure taken but not scheduled is put back,
- * so that a store error on the way loses no failure: the replay can be asked again.
+ * request and the failure are read before the failure is taken, and the failure is put back when
+ * taking it fails (the take may have been applied, its answer lost) or when it was taken but not
+ * scheduled, so that a store error on the way loses no failure: the replay can be asked again.
  */
 export async function replayCallback(context: CoreContext, requestId: string): Promise<boolean> {
   const { failedCallbacks, requests, dueWork } = context.storage;
-  if ((await requests.getRequest(requestId)) === null) {
+  const request = await requests.getRequest(requestId);
+  if (request === null) {
     if ((await failedCallbacks.take(requestId)) !== null) {
       context.logger.warn('callback not replayed: its request has passed its retention', { requestId });
     }
     return false;
   }
-  const failure = await failedCallbacks.take(requestId);
-  if (!failure) return false;
-  try {
-    await dueWork.enqueue([
-      { id: callbackItemId(requestId), kind: 'callback', requestId, runAt: context.clock.now(), attempt: 0 },
-    ]);
-  } catch (error) {
-    await failedCallbacks.add(failure).catch(() => undefined);
+  const kept = (await failedCallbacks.list(request.organizationId)).find(
+    (failure) => failure.requestId === requestId,
+  );
+  if (kept === undefined) return false;
+  const putBack = async (error: unknown): Promise<never> => {
+    await failedCallbacks.add(kept).catch(() => undefined);
     throw error;
-  }
+  };
+  // Of concurrent replays, the one that takes the failure schedules the callback.
+  if ((await failedCallbacks.take(requestId).catch(putBack)) === null) return false;
+  await dueWork
+    .enqueue([
+      { id: callbackItemId(requestId), kind: 'callback', requestId, runAt: context.clock.now(), attempt: 0 },
+    ])
+    .catch(putBack);
   context.dueWork.poke();
   context.logger.info('callback replay scheduled', { requestId });
   return true;
