@@ -397,6 +397,25 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect((await allDue()).map((c) => c.id)).toEqual([callback.id]);
       });
 
+      it('cancels due items by id, claimed or not, scheduled by a request write or on their own, skipping unknown ids', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });
+        const pledge = dueItem({ id: `refresh:${request.id}:1`, kind: 'refresh', requestId: request.id });
+        const changed = { ...request, version: 1, message: 'changed' };
+        expect(await storage.requests.updateRequest(changed, 0, { enqueue: [pledge], cancel: [] })).toBe(
+          true,
+        );
+        const alone = dueItem({ kind: 'callback', runAt: t0 + 10 });
+        const held = dueItem({ runAt: t0 - 10 });
+        await storage.dueWork.enqueue([alone, held]);
+        const [claimed] = await storage.dueWork.claim(t0 - 10, 1, 60_000);
+        expect(claimed?.id).toBe(held.id);
+        await storage.dueWork.cancel([]);
+        await storage.dueWork.cancel([pledge.id, alone.id, held.id, 'timeout:req_unknown']);
+        if (claimed) await storage.dueWork.complete(claimed);
+        expect((await allDue()).map((c) => c.id)).toEqual([timeoutItemId(request.id)]);
+      });
+
       it('changes nothing, due work included, when the expected version is stale', async () => {
         const request = interactiveRequest();
         await storage.requests.createRequest(request, { enqueue: [timeoutOf(request)], cancel: [] });

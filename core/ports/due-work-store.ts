@@ -8,6 +8,12 @@ export interface DueWorkStore {
   /** Adds items, replacing any with the same id. */
   enqueue: (items: readonly DueItem[]) => Promise<void>;
   /**
+   * Removes the items with these ids, claimed or not, wherever they were scheduled (by `enqueue` or
+   * by a request write); an id without an item is skipped. A worker that holds one of them loses its
+   * lease: completing or rescheduling it then changes nothing.
+   */
+  cancel: (ids: readonly string[]) => Promise<void>;
+  /**
    * Claims up to `limit` items whose `runAt` is at most `now` and that no live lease holds, leasing
    * each until `now + leaseMs`.
    */

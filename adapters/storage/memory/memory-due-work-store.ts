@@ -80,6 +80,9 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     async enqueue(items) {
       for (const item of items) enqueueOne(item);
     },
+    async cancel(ids) {
+      for (const id of ids) remove(id);
+    },
     async claim(now, limit, leaseMs) {
       const claimed: ClaimedDueItem[] = [];
       const leased: Entry[] = [];

@@ -156,6 +156,14 @@ export function mongoDueWorkStore({ requests }: MongoDueWorkStoreOptions): DueWo
       await requests.bulkWrite(operations, { ordered: true });
     },
 
+    async cancel(ids) {
+      if (ids.length === 0) return;
+      await Promise.all([
+        requests.deleteMany({ _id: { $in: ids.map(holderId) } }),
+        requests.updateMany({ 'due.id': { $in: [...ids] } }, [dropItems(ids), setNextClaimableAt]),
+      ]);
+    },
+
     async claim(now, limit, leaseMs) {
       const claimed: ClaimedDueItem[] = [];
       // Tokens of this call: with a lease of 0 ms an item is claimable again at `now`, and must not

@@ -28,6 +28,14 @@ export function redisDueWorkStore(redis: RedisRunner, keys: RedisKeys): DueWorkS
         [keys.dueItemBase, ...encodeDueChanges({ cancel: [], enqueue: [...items] })],
       );
     },
+    async cancel(ids) {
+      if (ids.length === 0) return;
+      await redis.evalScript(
+        applyDueScript,
+        [keys.due, keys.sequence],
+        [keys.dueItemBase, ...encodeDueChanges({ cancel: [...ids], enqueue: [] })],
+      );
+    },
     async claim(now, limit, leaseMs) {
       if (limit <= 0) return [];
       const reply = await redis.evalScript(
