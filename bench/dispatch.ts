@@ -5,6 +5,7 @@
  */
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import type { InteractiveRequest } from '../core/domain/interactive-request.js';
+import { silentLogger } from '../core/ports/logger.js';
 import { createRequestMachine } from '../core/request/request-machine.js';
 import { opsPerSecond, report } from './measure.js';
 import { sized } from './options.js';
@@ -43,7 +44,12 @@ async function dispatchRate(live: number): Promise<number> {
   for (let n = 0; n < live; n += 1) {
     await storage.requests.createRequest(pendingRequest(n), { enqueue: [], cancel: [] });
   }
-  const machine = createRequestMachine({ requests: storage.requests, runCommands: async () => {} });
+  const machine = createRequestMachine({
+    requests: storage.requests,
+    dueWork: storage.dueWork,
+    logger: silentLogger,
+    runCommands: async () => {},
+  });
   // One event per request opens its group, which closes once the event has settled.
   await Promise.all(
     Array.from({ length: live }, (_, n) =>

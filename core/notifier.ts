@@ -170,6 +170,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   context.machine = createRequestMachine({
     requests: options.storage.requests,
+    dueWork: options.storage.dueWork,
+    logger,
     retentionMs,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     async runCommands(request, commands) {

@@ -1,7 +1,8 @@
 /** The kinds of durable, scheduled work. */
 /**
  * `timeout`: a request's expiry; `callback`: an attempt at its completion callback; `refresh`: a
- * retry of the message updates that failed on a chat platform.
+ * retry of the message updates that failed on a chat platform, or that a write pledged and no one
+ * made.
  */
 export type DueWorkKind = 'timeout' | 'callback' | 'refresh';
 
@@ -29,3 +30,10 @@ export const timeoutItemId = (requestId: string): string => `timeout:${requestId
 export const callbackItemId = (requestId: string): string => `callback:${requestId}`;
 /** Id of the pending message refresh of a request. */
 export const refreshItemId = (requestId: string): string => `refresh:${requestId}`;
+/**
+ * Id of the refresh a write of version `version` of a request schedules with itself, in case its
+ * copies are never updated (its process dies first, or the answer of the write is lost), and
+ * cancels once they are: one per version, so that a later write's never meets an earlier one's.
+ */
+export const pledgedRefreshItemId = (requestId: string, version: number): string =>
+  `refresh:${requestId}:${version}`;

@@ -1,18 +1,43 @@
-import { callbackItemId, timeoutItemId } from '../domain/due-work.js';
+import { callbackItemId, pledgedRefreshItemId, timeoutItemId } from '../domain/due-work.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { DueWorkChanges } from '../ports/request-store.js';
 import type { RequestCommand } from './events.js';
 
-/** The commands that must be written atomically with a transition, as due-work changes. */
-export function dueChanges(requestId: string, commands: readonly RequestCommand[]): DueWorkChanges {
+/**
+ * How long after a write its pledged refresh runs unless the writer cancelled it: longer than
+ * updating the copies takes a live process, retries of a slow platform included.
+ */
+export const pledgedRefreshDelayMs = 60_000;
+
+/**
+ * The commands that must be written atomically with a transition, as due-work changes. A write
+ * whose copies must change also schedules their refresh (`pledgedRefreshItemId`), which the writer
+ * cancels once it updated them: a write whose process died, or whose answer was lost although it
+ * was stored, leaves it to run, so that no copy keeps showing an earlier state for good.
+ */
+export function dueChanges(
+  next: InteractiveRequest,
+  commands: readonly RequestCommand[],
+  at: number,
+): DueWorkChanges {
   const changes: DueWorkChanges = { enqueue: [], cancel: [] };
   for (const command of commands) {
-    if (command.type === 'cancel-timeout') changes.cancel.push(timeoutItemId(requestId));
+    if (command.type === 'cancel-timeout') changes.cancel.push(timeoutItemId(next.id));
     if (command.type === 'enqueue-callback') {
       changes.enqueue.push({
-        id: callbackItemId(requestId),
+        id: callbackItemId(next.id),
         kind: 'callback',
-        requestId,
+        requestId: next.id,
         runAt: command.runAt,
+        attempt: 0,
+      });
+    }
+    if (command.type === 'update-messages') {
+      changes.enqueue.push({
+        id: pledgedRefreshItemId(next.id, next.version),
+        kind: 'refresh',
+        requestId: next.id,
+        runAt: at + pledgedRefreshDelayMs,
         attempt: 0,
       });
     }

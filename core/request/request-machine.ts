@@ -9,8 +9,11 @@ import {
   Subject,
   timer,
 } from 'rxjs';
+import { pledgedRefreshItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
+import type { DueWorkStore } from '../ports/due-work-store.js';
+import type { Logger } from '../ports/logger.js';
 import type { RequestStore } from '../ports/request-store.js';
 import { dueChanges } from './due-changes.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome } from './events.js';
@@ -31,7 +34,10 @@ export type CommandRunner = (
 /** Options of {@link createRequestMachine}. */
 export interface RequestMachineOptions {
   requests: RequestStore;
+  /** Where a write's pledged refresh of its copies is cancelled once its commands ran. */
+  dueWork: Pick<DueWorkStore, 'cancel'>;
   runCommands: CommandRunner;
+  logger: Logger;
   /**
    * How long a request stays stored once finished (ms), given to the store with the finishing
    * write; absent, finished requests are kept until deleted.
@@ -104,6 +110,19 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   const backoff = (attempt: number) =>
     firstValueFrom(timer(Math.random() * Math.min(2 ** attempt, 25), scheduler));
 
+  /**
+   * Cancels the refresh the write of `request` pledged (`dueChanges`) once its copies were updated
+   * or left to a refresh of their own. A store that fails here is only logged: the pledge then runs,
+   * and finds the copies as they should be.
+   */
+  const cancelPledgedRefresh = (request: InteractiveRequest): Promise<void> =>
+    options.dueWork.cancel([pledgedRefreshItemId(request.id, request.version)]).catch((error: unknown) => {
+      options.logger.warn('pledged refresh not cancelled; it runs in a minute', {
+        requestId: request.id,
+        error: String(error),
+      });
+    });
+
   async function apply(event: RequestEvent): Promise<DispatchResult> {
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
       if (attempt > 0) await backoff(attempt);
@@ -114,11 +133,14 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       const stored = await requests.updateRequest(
         result.state,
         current.version,
-        dueChanges(current.id, result.commands),
+        dueChanges(result.state, result.commands, event.at),
         result.state.status === 'finished' ? finishing : undefined,
       );
       if (stored) {
         await runCommands(result.state, result.commands);
+        if (result.commands.some((command) => command.type === 'update-messages')) {
+          await cancelPledgedRefresh(result.state);
+        }
         return { outcome: result.outcome, request: result.state };
       }
     }

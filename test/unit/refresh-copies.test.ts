@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport } from '../../core/adapter-kit.js';
+import { NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/index.js';
 import { inboxOf } from '../support/api-requests.js';
 import { manualClock } from '../support/manual-clock.js';
@@ -124,5 +125,74 @@ describe('a store that fails after a change is stored', () => {
     clock.advance(6_000);
     expect(await notifier.runDueWork()).toBe(1);
     expect((await inboxOf('bob@acme.test'))[0]?.buttons.every((button) => button.disabled)).toBe(true);
+  });
+});
+
+describe('a change stored though its write answered an error still reaches every copy', () => {
+  /**
+   * Memory storage whose next request write, once `loseNextReply` is set, is stored and then
+   * answered with an error: stands in for a Redis reply lost with its connection, or a process that
+   * died right after its write, neither of which memory storage can produce.
+   */
+  async function setupLosingReplies() {
+    const clock = manualClock(Date.parse('2026-11-23T10:00:00.000Z'));
+    const storage = memoryStorage({ clock });
+    const state = { loseNextReply: false };
+    const requests = {
+      ...storage.requests,
+      updateRequest: async (...write: Parameters<typeof storage.requests.updateRequest>) => {
+        const stored = await storage.requests.updateRequest(...write);
+        if (!state.loseNextReply) return stored;
+        state.loseNextReply = false;
+        throw new NotifyError('unavailable', 'Storage is temporarily unavailable');
+      },
+    };
+    const notifier = createNotifier({
+      storage: { ...storage, requests },
+      clock,
+      transports: [inboxTransport({ clock })],
+    });
+    await notifier.seed(testSeed);
+    const requestId = await sendInteractive(notifier, ['bob@acme.test'], 30);
+    const bobsCopy = async () => (await inboxOf(notifier, 'bob@acme.test'))[0];
+    return { clock, storage, notifier, state, requestId, bobsCopy };
+  }
+
+  it('a click whose answer was lost: its copy shows it once the refresh its write pledged runs', async () => {
+    const { clock, storage, notifier, state, requestId, bobsCopy } = await setupLosingReplies();
+    state.loseNextReply = true;
+    await expect(notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' })).rejects.toThrow(
+      'unavailable',
+    );
+    expect((await storage.requests.getRequest(requestId))?.status).toBe('finished');
+    expect((await bobsCopy())?.selected).toBeNull();
+    clock.advance(61_000);
+    expect(await notifier.runDueWork()).toBeGreaterThan(0);
+    const copy = await bobsCopy();
+    expect(copy?.selected).toBe('yes');
+    expect(copy?.buttons.every((button) => button.disabled)).toBe(true);
+    await notifier.stop();
+  });
+
+  it('a timeout whose answer was lost: the copies lose their buttons once the refresh its write pledged runs', async () => {
+    const { clock, storage, notifier, state, requestId, bobsCopy } = await setupLosingReplies();
+    state.loseNextReply = true;
+    clock.advance(30 * 60_000);
+    await notifier.runDueWork();
+    expect((await storage.requests.getRequest(requestId))?.status).toBe('finished');
+    expect((await bobsCopy())?.buttons.some((button) => !button.disabled)).toBe(true);
+    clock.advance(61_000);
+    expect(await notifier.runDueWork()).toBeGreaterThan(0);
+    expect((await bobsCopy())?.buttons.every((button) => button.disabled)).toBe(true);
+    await notifier.stop();
+  });
+
+  it('a write answered as usual cancels the refresh it pledged: nothing is left to run', async () => {
+    const { clock, storage, notifier, requestId } = await setupLosingReplies();
+    expect(await notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' })).toBe('accepted');
+    clock.advance(61_000);
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
+    expect(await notifier.runDueWork()).toBe(0);
+    await notifier.stop();
   });
 });

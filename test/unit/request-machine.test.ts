@@ -128,7 +128,14 @@ async function setup(shapes: RequestShape[] = [{}]) {
     await storage.requests.createRequest(r, { enqueue: [timeoutItem(r)], cancel: [] });
   }
   const { ran, runCommands } = recorder(storage.requests);
-  const machine = track(createRequestMachine({ requests: storage.requests, runCommands }));
+  const machine = track(
+    createRequestMachine({
+      requests: storage.requests,
+      dueWork: storage.dueWork,
+      logger: silentLogger,
+      runCommands,
+    }),
+  );
   return { storage, machine, ran, clock };
 }
 
@@ -165,6 +172,8 @@ describe('request machine', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         scheduler: vt.scheduler,
         async runCommands() {
           calls += 1;
@@ -197,6 +206,8 @@ describe('request machine', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         scheduler: vt.scheduler,
         runCommands: async () => {},
       }),
@@ -224,6 +235,8 @@ describe('request machine', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         async runCommands(r) {
           if (r.id === id(1)) await gate.promise;
         },
@@ -276,7 +289,14 @@ describe('request machine', () => {
     async (instances) => {
       const { storage, machine } = await setup([{ mode: 'onTimeout', recipientCount: 50 }]);
       const others = Array.from({ length: instances - 1 }, () =>
-        track(createRequestMachine({ requests: storage.requests, runCommands: async () => {} })),
+        track(
+          createRequestMachine({
+            requests: storage.requests,
+            dueWork: storage.dueWork,
+            logger: silentLogger,
+            runCommands: async () => {},
+          }),
+        ),
       );
       const all = [machine, ...others];
       const results = await Promise.allSettled(
@@ -308,7 +328,14 @@ describe('request machine', () => {
 
   it('onUserAction: conflicting clicks by one recipient through two machines: exactly one wins', async () => {
     const { storage, machine } = await setup([{ mode: 'onUserAction' }]);
-    const other = track(createRequestMachine({ requests: storage.requests, runCommands: async () => {} }));
+    const other = track(
+      createRequestMachine({
+        requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
+        runCommands: async () => {},
+      }),
+    );
     const results = await Promise.all([
       machine.dispatch(click(id(1), key(3), 'yes', t0 + 1)),
       other.dispatch(click(id(1), key(3), 'no', t0 + 1)),
@@ -382,7 +409,9 @@ describe('request machine', () => {
       },
     };
     const { ran, runCommands } = recorder(storage.requests);
-    const machine = track(createRequestMachine({ requests: racing, runCommands }));
+    const machine = track(
+      createRequestMachine({ requests: racing, dueWork: storage.dueWork, logger: silentLogger, runCommands }),
+    );
 
     const result = await machine.dispatch(click(r.id, key(2), 'yes', t0 + 6));
 
@@ -406,7 +435,13 @@ describe('request machine', () => {
       },
     };
     const machine = track(
-      createRequestMachine({ requests: losing, runCommands: async () => {}, maxAttempts: 3 }),
+      createRequestMachine({
+        requests: losing,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
+        runCommands: async () => {},
+        maxAttempts: 3,
+      }),
     );
 
     const error = await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1)).catch((e: unknown) => e);
@@ -425,6 +460,8 @@ describe('request machine', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         async runCommands() {
           if (fail) {
             fail = false;
@@ -473,6 +510,8 @@ describe('closing the request machine', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         async runCommands(r) {
           if (r.id === id(1)) await gate.promise;
         },
@@ -516,6 +555,8 @@ describe('request machine with the due-work runner, in virtual time', () => {
     const machine = track(
       createRequestMachine({
         requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger: silentLogger,
         scheduler: vt.scheduler,
         async runCommands(r, commands) {
           await runCommands(r, commands);
