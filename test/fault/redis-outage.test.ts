@@ -64,3 +64,41 @@ describe.skipIf(!installed)('losing the Redis server at run time', () => {
     expect(recovered).toBe(401);
   }, 60_000);
 });
+
+describe.skipIf(!installed)('a Redis server that stops answering without closing its connections', () => {
+  let redis: RedisServerProcess;
+  let host: StandaloneProcess;
+
+  beforeAll(async () => {
+    redis = await redisServerProcess();
+    await redis.start();
+    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'info' });
+  }, 30_000);
+
+  afterAll(async () => {
+    redis?.thaw();
+    await host?.stop();
+    await redis?.stop();
+  });
+
+  it('answers 503 once it has given no reply for 5 s, at once after that, and serves again when it answers', async () => {
+    expect((await send(host)).status).toBe(200);
+    redis.freeze();
+    let started = Date.now();
+    const first = await send(host);
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('1');
+    expect(await first.json()).toEqual({ status: 'error', details: 'Storage is temporarily unavailable' });
+    expect(Date.now() - started).toBeLessThan(9_000);
+    started = Date.now();
+    expect((await send(host)).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    redis.thaw();
+    let recovered = 503;
+    for (let i = 0; i < 50 && recovered === 503; i += 1) {
+      await new Promise((r) => setTimeout(r, 200));
+      recovered = (await send(host)).status;
+    }
+    expect(recovered).toBe(200);
+  }, 60_000);
+});

@@ -8,6 +8,13 @@ export interface RedisServerProcess {
   url: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Stops the server without closing its connections (SIGSTOP), as a stuck server or a network that
+   * drops packets would leave them: nothing is answered until {@link thaw}.
+   */
+  freeze(): void;
+  /** Lets a frozen server run on (SIGCONT): it answers what it was sent meanwhile. */
+  thaw(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -46,6 +53,12 @@ export async function redisServerProcess(): Promise<RedisServerProcess> {
       );
       for (let i = 0; i < 50 && !(await redisAvailable(url)); i += 1)
         await new Promise((r) => setTimeout(r, 100));
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
     async stop() {
       if (!child || child.exitCode !== null) return;

@@ -30,6 +30,13 @@ export interface RedisStorageOptions {
    * need distinct prefixes, none of which may be the start of another.
    */
   keyPrefix?: string;
+  /**
+   * Milliseconds the connection may give no reply at all while a command waits (default 5,000)
+   * before the commands waiting, and those sent while it stays silent, fail as
+   * `NotifyError('unavailable')`: a frozen server, or a network that drops packets without closing
+   * the connection, gets `503` answers rather than requests that hang. One reply ends it.
+   */
+  stallMs?: number;
 }
 
 /**
@@ -43,7 +50,11 @@ export interface RedisStorageOptions {
  * Single-node Redis only (not Redis Cluster): some scripts reach keys they learn from stored data.
  */
 export function redisStorage(options: RedisStorageOptions): StoragePorts {
-  const redis = createRedisRunner(options.client);
+  const { stallMs } = options;
+  if (stallMs !== undefined && !(Number.isFinite(stallMs) && stallMs > 0 && stallMs <= 2 ** 31 - 1)) {
+    throw new RangeError(`stallMs must be a positive number of milliseconds, got ${String(stallMs)}`);
+  }
+  const redis = createRedisRunner(options.client, stallMs);
   const keys = redisKeys(options.keyPrefix ?? 'chat-notify:');
   return {
     directory: redisDirectoryStore(redis, keys),

@@ -1,5 +1,6 @@
 import type { LuaScript } from './lua-script.js';
 import type { RedisStorageClient } from './redis-client.js';
+import { replyWatchdog } from './reply-watchdog.js';
 import { toRedisStorageError } from './storage-unavailable.js';
 
 /**
@@ -16,11 +17,20 @@ export interface RedisRunner {
 // A caller's client may map replies to Buffers or Maps; the stores parse the defaults (strings, arrays).
 const commandOptions = { typeMapping: {} };
 
+/**
+ * How long a connection may give no reply while a command waits before its commands fail as
+ * `unavailable` (see {@link replyWatchdog}), unless told otherwise.
+ */
+export const defaultStallMs = 5_000;
+
 /** Builds the runner over a connected client that the caller owns. */
-export function createRedisRunner(client: RedisStorageClient): RedisRunner {
+export function createRedisRunner(client: RedisStorageClient, stallMs = defaultStallMs): RedisRunner {
+  const watchdog = replyWatchdog(stallMs);
+  const round = (args: readonly string[]): Promise<unknown> =>
+    watchdog.watch(() => client.sendCommand<unknown>(args, commandOptions));
   const send = async (args: readonly string[]): Promise<unknown> => {
     try {
-      return await client.sendCommand<unknown>(args, commandOptions);
+      return await round(args);
     } catch (error) {
       throw toRedisStorageError(error);
     }
@@ -30,7 +40,7 @@ export function createRedisRunner(client: RedisStorageClient): RedisRunner {
     async evalScript(script, keys, args) {
       const tail = [String(keys.length), ...keys, ...args];
       try {
-        return await client.sendCommand<unknown>(['EVALSHA', script.sha, ...tail], commandOptions);
+        return await round(['EVALSHA', script.sha, ...tail]);
       } catch (error) {
         if (!(error instanceof Error && error.message.startsWith('NOSCRIPT')))
           throw toRedisStorageError(error);
