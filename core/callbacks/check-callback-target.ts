@@ -5,6 +5,13 @@ import { isPublicAddress, unbracket } from './public-address.js';
 
 const field = 'response_request.callback_url';
 
+/**
+ * A URL as RFC 3986 writes one: its scheme, `//` and its authority, without the spaces, controls or
+ * backslashes that the WHATWG parser would repair into a URL (`https:host`, ` https://host`,
+ * `https:\\host`), so that only what names its target plainly is taken.
+ */
+const writtenOut = /^[a-z][a-z0-9+.-]*:\/\/[^\\\x00-\x20\x7f]+$/i;
+
 /** How callback targets are judged. */
 export interface CallbackTargetPolicy {
   resolver: HostResolver;
@@ -35,6 +42,7 @@ async function resolveWithin(policy: CallbackTargetPolicy, hostname: string): Pr
 export async function checkCallbackTarget(url: string, policy: CallbackTargetPolicy): Promise<string[]> {
   let parsed: URL;
   try {
+    if (!writtenOut.test(url)) throw new TypeError('not written out whole');
     parsed = new URL(url);
   } catch {
     throw new NotifyError('invalid_request', `${field}: must be an absolute https: URL`);
