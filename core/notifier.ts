@@ -6,6 +6,7 @@ import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
+import { ServingGate } from './http/serving-gate.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
 import { type Clock, systemClock } from './ports/clock.js';
@@ -121,14 +122,19 @@ export interface Notifier {
   };
   /** Loads organizations, users and keys (the seed file of README.md#the-standalone-service); idempotent. */
   seed(seed: unknown): Promise<void>;
-  /** Starts running timeouts and callbacks as they fall due. */
+  /**
+   * Starts running timeouts and callbacks as they fall due.
+   * @throws Error once the notifier was stopped: a stopped notifier does not start again.
+   */
   start(): void;
   /** Runs everything due now (tests, maintenance); answers how many items ran. */
   runDueWork(): Promise<number>;
   /**
-   * Stops background work: running due items finish, clicks a platform was already answered for
-   * are applied, events being applied finish, events still queued are refused with a retryable
-   * error. Resolves once nothing of the notifier's is running.
+   * Stops the notifier: requests on its routes are refused from now on (`503`, `Retry-After: 1`)
+   * and those being served are answered, a send included; then running due items finish, clicks a
+   * platform was already answered for are applied, events being applied finish, events still
+   * queued are refused with a retryable error. Resolves once nothing of the notifier's is running:
+   * its storage may be closed then.
    */
   stop(): Promise<void>;
 }
@@ -227,9 +233,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
     transport.connect({ ...sink, state, copies });
   }
   const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
+  const gate = new ServingGate();
+  let stopped = false;
 
   return {
-    handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy }),
+    handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy, gate }),
     authenticate: (apiKey, clientAddress = 'library') => authenticate(context, apiKey, clientAddress),
     status: async (principal, requestId) => statusBody(await readStatus(context, principal, requestId)),
     click: sink.click,
@@ -243,9 +251,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
       replay: (requestId) => replayCallback(context, requestId),
     },
     seed: (seed) => applySeed(context, seed),
-    start: () => context.dueWork.start(),
+    start() {
+      if (stopped) throw new Error('This notifier was stopped; create a new one to serve again');
+      context.dueWork.start();
+    },
     runDueWork: () => context.dueWork.drain(),
     async stop() {
+      stopped = true;
+      await gate.close();
       await context.dueWork.stop();
       await Promise.all(options.transports.map((transport) => transport.drain?.()));
       await context.machine.close();

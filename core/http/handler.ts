@@ -6,6 +6,7 @@ import { maxBodyBytes, readBody } from './read-body.js';
 import { flattenHeaders, type IncomingHeaders } from './request-headers.js';
 import { splitTarget } from './request-target.js';
 import { createRouter } from './router.js';
+import { type ServingGate, shuttingDownResponse } from './serving-gate.js';
 import type { HttpRequest, HttpResponse, Route } from './types.js';
 
 const noBody = new Uint8Array();
@@ -51,6 +52,8 @@ export interface HttpHandlerOptions {
   logger: Logger;
   /** The proxies trusted to report the client's address; none by default. */
   trustProxy?: TrustProxy;
+  /** Counts the requests served on the routes, and refuses them with a 503 once it is closed. */
+  gate?: ServingGate;
 }
 
 /**
@@ -73,7 +76,10 @@ const announcesShortBody = (headers: Readonly<Record<string, string | undefined>
 export function createHttpHandler(routes: readonly Route[], options: HttpHandlerOptions): HttpHandler {
   const route = createRouter(routes);
   const clientAddressOf = clientAddressResolver(options.trustProxy);
+  const { gate } = options;
   return async (incoming) => {
+    // Counted out in the same step that answers: a stop waits for exactly the requests it let in.
+    let entered = false;
     try {
       const target = splitTarget(incoming.url);
       if (!target) return null;
@@ -82,6 +88,10 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
       if (!match) return null;
       if ('refusal' in match) return match.refusal;
       if (incoming.bodyConsumed) return consumedBodyResponse();
+      if (gate !== undefined) {
+        if (!gate.enter()) return shuttingDownResponse();
+        entered = true;
+      }
       const headers = flattenHeaders(incoming.headers);
       const request: HttpRequest = {
         method,
@@ -100,6 +110,8 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
       return await match.route.handle(request, match.params);
     } catch (error) {
       return toErrorResponse(error, options.logger);
+    } finally {
+      if (entered) gate?.leave();
     }
   };
 }

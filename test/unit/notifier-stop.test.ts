@@ -3,6 +3,7 @@ import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import type { RequestStore } from '../../core/ports/request-store.js';
+import { plainBody, post, readStatus } from '../support/api-requests.js';
 import { sendInteractive } from '../support/send-interactive.js';
 import { testSeed } from '../support/test-seed.js';
 
@@ -91,5 +92,49 @@ describe('notifier.stop', () => {
     closed();
     await stopping;
     expect(stopped).toBe(true);
+  });
+
+  it('waits for a send under way, then refuses requests on its routes with 503, leaves other paths alone, and does not start again', async () => {
+    const storage = memoryStorage();
+    let release = () => {};
+    const slowDelivery = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const delivered: string[] = [];
+    const slowTransport: ChatTransport = {
+      ...nullTransport,
+      async deliver(delivery) {
+        await slowDelivery;
+        delivered.push(delivery.recipient);
+        return {};
+      },
+    };
+    const notifier = createNotifier({ storage, transports: [slowTransport] });
+    await notifier.seed(testSeed);
+    const sending = post(notifier, plainBody(['bob@acme.test']));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    let stopped = false;
+    const stopping = notifier.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    const refused = await post(notifier, plainBody(['carol@acme.test']));
+    expect(refused?.status).toBe(503);
+    expect(refused?.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused?.body ?? '{}')).toEqual({
+      status: 'error',
+      details: 'The service is shutting down',
+    });
+    expect((await readStatus(notifier, 'req_000000000000000000000000'))?.status).toBe(503);
+    expect(
+      await notifier.handle({ method: 'GET', url: '/elsewhere', headers: {}, body: null, clientAddress: '' }),
+    ).toBeNull();
+
+    release();
+    expect((await sending)?.status).toBe(200);
+    await stopping;
+    expect(delivered).toEqual(['bob@acme.test']);
+    expect(() => notifier.start()).toThrow('This notifier was stopped; create a new one to serve again');
   });
 });
