@@ -7,13 +7,20 @@ import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
 import { ServingGate } from './http/serving-gate.js';
+import {
+  checkCallbacks,
+  checkDueWorkOptions,
+  claimTransports,
+  rateLimitSettings,
+  retentionMillis,
+} from './notifier-options.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
-import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
+import type { RateLimitSettings } from './rate-limit/settings.js';
 import { requestView } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import { statusBody } from './request/status-body.js';
@@ -139,28 +146,14 @@ export interface Notifier {
   stop(): Promise<void>;
 }
 
-const day = 24 * 60 * 60 * 1000;
-
-/** The retention in milliseconds; 30 days when none is given. */
-function retentionMillis(retention: NotifierOptions['retention']): number {
-  const ms =
-    retention === undefined ? 30 * day : typeof retention === 'number' ? retention : retention.days * day;
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new RangeError(`retention must be a positive, finite duration, got ${JSON.stringify(retention)}`);
-  }
-  return Math.ceil(ms);
-}
-
 /** Assembles the core over the given ports. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const retentionMs = retentionMillis(options.retention);
+  const rateLimits = rateLimitSettings(options.rateLimits);
+  checkDueWorkOptions(options);
+  checkCallbacks(options.callbacks);
+  claimTransports(options.transports);
   const { dueWorkConcurrency } = options;
-  if (
-    dueWorkConcurrency !== undefined &&
-    !(Number.isSafeInteger(dueWorkConcurrency) && dueWorkConcurrency > 0)
-  ) {
-    throw new RangeError(`dueWorkConcurrency must be a positive integer, got ${String(dueWorkConcurrency)}`);
-  }
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const context = {
@@ -169,7 +162,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     clock,
     ids: options.ids ?? randomIds,
     logger,
-    rateLimits: { ...defaultRateLimits, ...options.rateLimits },
+    rateLimits,
     callbacks: options.callbacks ?? null,
     retentionMs,
   } as CoreContext;

@@ -8,14 +8,14 @@ import { sendInteractive } from '../support/send-interactive.js';
 import { testSeed } from '../support/test-seed.js';
 
 /** A transport that accepts every delivery and keeps nothing: this test is about the core's writes. */
-const nullTransport: ChatTransport = {
+const nullTransport = (): ChatTransport => ({
   platform: 'null',
   routes: [],
   address: (user) => ({ installationId: 'local', userRef: user.email }),
   deliver: async () => ({}),
   update: async () => {},
   connect: () => {},
-};
+});
 
 describe('notifier.stop', () => {
   it('waits for a request write that is under way before it resolves', async () => {
@@ -33,7 +33,7 @@ describe('notifier.stop', () => {
         return storage.requests.updateRequest(...args);
       },
     };
-    const notifier = createNotifier({ storage: { ...storage, requests }, transports: [nullTransport] });
+    const notifier = createNotifier({ storage: { ...storage, requests }, transports: [nullTransport()] });
     await notifier.seed(testSeed);
     const requestId = await sendInteractive(notifier, ['bob@acme.test'], 5);
 
@@ -58,7 +58,7 @@ describe('notifier.stop', () => {
     const events: string[] = [];
     let closed = () => {};
     const closing = (platform: string): ChatTransport => ({
-      ...nullTransport,
+      ...nullTransport(),
       platform,
       close: () =>
         new Promise<void>((resolve) => {
@@ -75,7 +75,7 @@ describe('notifier.stop', () => {
     };
     const notifier = createNotifier({
       storage: { ...storage, requests },
-      transports: [nullTransport, closing('slow')],
+      transports: [nullTransport(), closing('slow')],
     });
     await notifier.seed(testSeed);
     const requestId = await sendInteractive(notifier, ['bob@acme.test'], 5);
@@ -102,7 +102,7 @@ describe('notifier.stop', () => {
     });
     const delivered: string[] = [];
     const slowTransport: ChatTransport = {
-      ...nullTransport,
+      ...nullTransport(),
       async deliver(delivery) {
         await slowDelivery;
         delivered.push(delivery.recipient);

@@ -1,0 +1,76 @@
+import type { CallbackTransport } from './ports/callback-transport.js';
+import type { ChatTransport } from './ports/chat-transport.js';
+import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
+
+const day = 24 * 60 * 60 * 1000;
+/** The longest delay a Node timer takes; a longer one fires at once. */
+const maxTimerMs = 2 ** 31 - 1;
+
+/** The retention in milliseconds; 30 days when none is given. */
+export function retentionMillis(retention: number | { days: number } | undefined): number {
+  const ms =
+    retention === undefined ? 30 * day : typeof retention === 'number' ? retention : retention.days * day;
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new RangeError(`retention must be a positive, finite duration, got ${JSON.stringify(retention)}`);
+  }
+  return Math.ceil(ms);
+}
+
+/** The limits with the defaults filled in; each must let requests through, now and again later. */
+export function rateLimitSettings(given: Partial<RateLimitSettings> | undefined): RateLimitSettings {
+  const settings = { ...defaultRateLimits, ...given };
+  for (const [name, limit] of Object.entries(settings)) {
+    const { burst, perSecond } = (limit ?? {}) as Partial<RateLimitSettings['perKey']>;
+    if (
+      !(typeof burst === 'number' && Number.isFinite(burst) && burst >= 1) ||
+      !(typeof perSecond === 'number' && Number.isFinite(perSecond) && perSecond > 0)
+    ) {
+      throw new RangeError(
+        `rateLimits.${name} must be { burst, perSecond } with a finite burst of at least 1 and a finite rate above 0, got ${JSON.stringify(limit)}`,
+      );
+    }
+  }
+  return settings;
+}
+
+/** Checks the options that take numbers of the runner of due work. */
+export function checkDueWorkOptions(options: { dueWorkConcurrency?: number; duePollMs?: number }): void {
+  const { dueWorkConcurrency, duePollMs } = options;
+  if (
+    dueWorkConcurrency !== undefined &&
+    !(Number.isSafeInteger(dueWorkConcurrency) && dueWorkConcurrency > 0)
+  ) {
+    throw new RangeError(`dueWorkConcurrency must be a positive integer, got ${String(dueWorkConcurrency)}`);
+  }
+  if (duePollMs !== undefined && !(Number.isFinite(duePollMs) && duePollMs > 0 && duePollMs <= maxTimerMs)) {
+    throw new RangeError(
+      `duePollMs must be a positive number of milliseconds up to 2^31-1, got ${String(duePollMs)}`,
+    );
+  }
+}
+
+/** Transports connected to a notifier: one connected again would serve two notifiers' state. */
+const connected = new WeakSet<ChatTransport>();
+
+/** Claims each transport for one notifier, refusing one that another notifier connected. */
+export function claimTransports(transports: readonly ChatTransport[]): void {
+  for (const transport of transports) {
+    if (connected.has(transport)) {
+      throw new TypeError(
+        `The ${transport.platform} transport is connected to another notifier already; create one per notifier`,
+      );
+    }
+  }
+  for (const transport of transports) connected.add(transport);
+}
+
+/** Checks that `callbacks` is a callback transport, such as `httpCallbacks()` answers. */
+export function checkCallbacks(callbacks: CallbackTransport | undefined): void {
+  if (callbacks === undefined) return;
+  const given = callbacks as Partial<CallbackTransport>;
+  if (typeof given.send !== 'function' || typeof given.resolver?.resolve !== 'function') {
+    throw new TypeError(
+      'callbacks must be a callback transport with send and resolver (call httpCallbacks(), do not pass it)',
+    );
+  }
+}
