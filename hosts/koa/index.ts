@@ -8,7 +8,7 @@ export interface KoaNotifier {
 
 /** Options of {@link notifyMiddleware}. */
 export interface KoaNotifyOptions {
-  /** Path under which the API is served, e.g. `/notifications`; the root by default. */
+  /** Path under which the API is served, e.g. `/notifications` (it starts with `/`); the root by default. */
   prefix?: string;
 }
 
@@ -20,6 +20,11 @@ export interface KoaNotifyOptions {
  */
 export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOptions = {}): Middleware {
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  if (prefix !== '' && !prefix.startsWith('/')) {
+    throw new RangeError(
+      `notifyMiddleware: prefix must start with "/", got ${JSON.stringify(options.prefix)}`,
+    );
+  }
   return async (ctx, next) => {
     // The target as received, as the handler routes it (`ctx.path` is parsed): the prefix, then
     // nothing, a path or a query.

@@ -101,7 +101,10 @@ const staleChannelErrors: ReadonlySet<string> = new Set(['channel_not_found', 'i
  * click in the refs the core keeps, so any number of instances can serve one app.
  */
 export function slackTransport(options: SlackTransportOptions): SlackTransport {
-  if (options.signingSecret === '') throw new RangeError('slackTransport: signingSecret must not be empty');
+  // Checked at run time too: `process.env.SLACK_SIGNING_SECRET!` passes the type check while unset.
+  if (typeof options.signingSecret !== 'string' || options.signingSecret === '') {
+    throw new RangeError('slackTransport: signingSecret must be a non-empty string');
+  }
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');

@@ -64,7 +64,10 @@ export interface TeamsTransportOptions {
  * any number of instances can serve one bot.
  */
 export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
-  if (options.appId.trim() === '') throw new RangeError('teamsTransport: appId must not be empty');
+  // Checked at run time too: `process.env.TEAMS_APP_ID!` passes the type check while unset.
+  if (typeof options.appId !== 'string' || options.appId.trim() === '') {
+    throw new RangeError('teamsTransport: appId must be a non-empty string');
+  }
   if (options.tokenProvider === undefined && !options.appPassword) {
     throw new RangeError('teamsTransport: appPassword is needed unless a tokenProvider is given');
   }
