@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotifyClientError, NotifyTimeoutError } from './errors.js';
-import { backoffDelay, parseRetryAfter, pause, type RetryPolicy, timerSleep } from './retry.js';
+import { backoffDelay, parseRetryAfter, pause, timerSleep } from './retry.js';
+import { clientSettings } from './client-settings.js';
 import type {
   ClientOptions,
   NotificationSent,
@@ -59,6 +60,7 @@ function errorFromAnswer(response: Response, text: string): NotifyClientError {
 
 /**
  * A client of the service's HTTP API. Only `fetch` and `node:crypto` are used at run time.
+ * @throws TypeError or RangeError when an option could not work (a `baseUrl` that is no absolute URL).
  *
  * ```ts
  * const notify = createClient({ baseUrl: 'https://notify.example.com', apiKey: process.env.NOTIFY_API_KEY! });
@@ -67,14 +69,9 @@ function errorFromAnswer(response: Response, text: string): NotifyClientError {
  * ```
  */
 export function createClient(options: ClientOptions): NotifyClient {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const { baseUrl, policy } = clientSettings(options);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const sleep: Sleep = options.sleep ?? timerSleep;
-  const policy: RetryPolicy = {
-    maxAttempts: Math.max(1, Math.floor(options.retry?.maxAttempts ?? 5)),
-    baseDelayMs: Math.max(0, options.retry?.baseDelayMs ?? 250),
-    maxDelayMs: Math.max(0, options.retry?.maxDelayMs ?? 10_000),
-  };
 
   async function call<T>(request: Call): Promise<T> {
     const { signal } = request;

@@ -1,0 +1,44 @@
+import type { RetryPolicy } from './retry.js';
+import type { ClientOptions } from './types.js';
+
+/** A number an option may take: finite, and at least `min`. */
+function checked(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new RangeError(
+      `createClient: ${name} must be a finite number of at least ${min}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The options of `createClient` as it uses them, refused at creation when they could not work: a
+ * base URL that is no absolute `http:` or `https:` URL (it would fail every call as a network
+ * error), an API key that is no string, retry numbers that are not finite.
+ */
+export function clientSettings(options: ClientOptions): { baseUrl: string; policy: RetryPolicy } {
+  const { baseUrl, apiKey, retry } = options;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw new TypeError(
+      `createClient: baseUrl must be an absolute http: or https: URL, such as https://notify.example.com; got ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    throw new TypeError('createClient: apiKey must be a non-empty string');
+  }
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    policy: {
+      maxAttempts: Math.floor(checked('retry.maxAttempts', retry?.maxAttempts, 5, 1)),
+      baseDelayMs: checked('retry.baseDelayMs', retry?.baseDelayMs, 250, 0),
+      maxDelayMs: checked('retry.maxDelayMs', retry?.maxDelayMs, 10_000, 0),
+    },
+  };
+}
