@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
-import { normalizeEmail, type Principal } from './domain/directory.js';
+import { normalizeEmail, type Principal, type User } from './domain/directory.js';
 import { createDueWorkRunner } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
@@ -127,6 +127,12 @@ export interface Notifier {
     ): Promise<ApiKeyView[]>;
     revoke(actor: KeyActor, keyId: string): Promise<void>;
   };
+  /**
+   * The user of an organization with this address (matched as a send matches its recipients:
+   * trimmed, case-insensitive), or null. How an embedding application learns the `userId` that its
+   * signed-in user has in the directory, for `apiKeys` and the account pages.
+   */
+  findUser(organizationId: string, email: string): Promise<User | null>;
   /** Loads organizations, users and keys (the seed file of README.md#the-standalone-service); idempotent. */
   seed(seed: unknown): Promise<void>;
   /**
@@ -242,6 +248,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     failedCallbacks: {
       list: (organizationId) => listFailedCallbacks(context, organizationId),
       replay: (requestId) => replayCallback(context, requestId),
+    },
+    async findUser(organizationId, email) {
+      const [user] = await options.storage.directory.findUsersByEmail(organizationId, [
+        normalizeEmail(email),
+      ]);
+      return user ?? null;
     },
     seed: (seed) => applySeed(context, seed),
     start() {

@@ -3,6 +3,7 @@ import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type CallbackTransport, createNotifier, type NotifierOptions } from '../../core/index.js';
+import { testSeed } from '../support/test-seed.js';
 
 const create = (options: Partial<NotifierOptions>) =>
   createNotifier({ storage: memoryStorage(), transports: [], ...options });
@@ -43,5 +44,17 @@ describe('createNotifier refuses options it could not run with, at creation', ()
     expect(() => create({ transports: [inbox] })).toThrow(
       'The inbox transport is connected to another notifier already; create one per notifier',
     );
+  });
+});
+
+describe('notifier.findUser', () => {
+  it("finds a user of an organization by address, as sends match recipients, and nobody of another organization's", async () => {
+    const notifier = create({});
+    await notifier.seed(testSeed);
+    const bob = await notifier.findUser('acme', '  Bob@ACME.test ');
+    expect(bob).toMatchObject({ organizationId: 'acme', email: 'bob@acme.test' });
+    expect(bob?.id).toMatch(/^usr_/);
+    expect(await notifier.findUser('globex', 'bob@acme.test')).toBeNull();
+    expect(await notifier.findUser('acme', 'nobody@acme.test')).toBeNull();
   });
 });
