@@ -155,4 +155,10 @@ describe('escapeCardText', () => {
     );
     expect(lines('Status:\r# Big heading\r- item')).toEqual(['Status:\r\\# Big heading\r\\- item']);
   });
+
+  it('escapes the start of a line after a line feed, or both, as text given whole (an option shown in a footer) may hold', () => {
+    expect(escapeCardText('Approve\n# Approved by the CFO\r\n- [x] audited\n  > quoted', true)).toBe(
+      `Approve\n\\# Approved by the CFO\r\n\\- \\[x\\] audited\n${nbsp.repeat(2)}\\> quoted`,
+    );
+  });
 });

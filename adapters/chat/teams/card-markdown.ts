@@ -35,6 +35,8 @@ const NBSP = '\u00a0';
 const INLINE_SPECIAL = /[\\`*_~[\]<]/g;
 /** `&` that would start an entity (`&amp;`, `&#60;`) and be read as the character it names. */
 const ENTITY_START = /&(?=#?[a-z0-9]+;)/gi;
+/** A line break, kept by `split` between the parts it separates. */
+const LINE_BREAK = /(\r\n|\r|\n)/;
 /** What makes a line a heading, a quote, a list item or a setext underline. */
 const LINE_START_SPECIAL = /^([#>+=-]|\d+(?=[.)]))/;
 
@@ -44,15 +46,16 @@ const LINE_START_SPECIAL = /^([#>+=-]|\d+(?=[.)]))/;
  * that starts an entity) is escaped with a backslash. At the start of a line (`atLineStart`),
  * leading spaces become no-break spaces (four spaces would start a code block) and a `#`, `>`,
  * `-`, `+`, `=` or `1.` that would make a heading, quote or list is escaped as well; so it is after
- * a lone carriage return, where Teams starts a line too.
+ * every line break in the text, a lone carriage return included, where Teams starts a line too.
  */
 export function escapeCardText(text: string, atLineStart = false): string {
-  // Teams breaks a line at a lone carriage return as at a line feed: what follows one starts a line.
-  if (text.includes('\r')) {
+  // What follows a line break starts a line, and Teams breaks a line at a lone carriage return as
+  // at a line feed.
+  if (text.includes('\r') || text.includes('\n')) {
     return text
-      .split('\r')
-      .map((part, index) => escapeCardText(part, index === 0 ? atLineStart : true))
-      .join('\r');
+      .split(LINE_BREAK)
+      .map((part, index) => (index % 2 === 1 ? part : escapeCardText(part, index === 0 ? atLineStart : true)))
+      .join('');
   }
   const escaped = text.replace(INLINE_SPECIAL, '\\$&').replace(ENTITY_START, '\\&');
   if (!atLineStart) return escaped;
