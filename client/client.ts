@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { clientSettings } from './client-settings.js';
 import { NotifyClientError, NotifyTimeoutError } from './errors.js';
 import { backoffDelay, parseRetryAfter, pause, timerSleep } from './retry.js';
-import { clientSettings } from './client-settings.js';
 import type {
   ClientOptions,
   NotificationSent,
