@@ -10,7 +10,7 @@ const field = 'response_request.callback_url';
  * backslashes that the WHATWG parser would repair into a URL (`https:host`, ` https://host`,
  * `https:\\host`), so that only what names its target plainly is taken.
  */
-const writtenOut = /^[a-z][a-z0-9+.-]*:\/\/[^\\\x00-\x20\x7f]+$/i;
+const writtenOut = /^[a-z][a-z0-9+.-]*:\/\/[^\\\s\p{Cc}]+$/iu;
 
 /** How callback targets are judged. */
 export interface CallbackTargetPolicy {
