@@ -176,6 +176,37 @@ describe('adaptiveCard', () => {
   });
 });
 
+describe('the size of a card', () => {
+  /** Teams refuses messages above about 28 KB; the activity around the card takes under a kilobyte. */
+  const cardMessageLimit = 27_000;
+  const longest = 4_000;
+  const worstCases: [string, string][] = [
+    ['tabs that indent one line', `${'\t'.repeat(longest - 1)}x`],
+    ['tabs that indent many lines', '\t\t\tx\n'.repeat(longest / 5)],
+    ['control characters', '\u0001'.repeat(longest)],
+    ['backslashes', '\\'.repeat(longest)],
+    ['markdown marks', '*_~`<>[]&#'.repeat(longest / 10)],
+    ['short lines', 'a\n'.repeat(longest / 2)],
+    ['emoji', '😀'.repeat(longest)],
+  ];
+
+  it.each(worstCases)(
+    'stays under what Teams takes for a message of %s, buttons and footer included',
+    (_, text) => {
+      const options = Array.from({ length: 5 }, (_, index) => ({
+        text: `${index}${'\u0001'.repeat(74)}`,
+        value: `${index}${'v'.repeat(99)}`,
+      }));
+      const view = requestView(request({ message: text, options }), bob);
+      const card = adaptiveCard(view);
+      expect(Buffer.byteLength(JSON.stringify(cardMessage(view, card)))).toBeLessThanOrEqual(
+        cardMessageLimit,
+      );
+      expect(adaptiveCardProblems(card)).toEqual([]);
+    },
+  );
+});
+
 describe('cardMessage', () => {
   it('carries the card as an Adaptive Card attachment, with a plain preview', () => {
     const card = adaptiveCard(views.open!);

@@ -35,6 +35,16 @@ const NBSP = '\u00a0';
 const INLINE_SPECIAL = /[\\`*_~[\]<]/g;
 /** `&` that would start an entity (`&amp;`, `&#60;`) and be read as the character it names. */
 const ENTITY_START = /&(?=#?[a-z0-9]+;)/gi;
+/** Control characters but tab and the line breaks. */
+const CONTROL = /[^\P{Cc}\t\n\r]/gu;
+
+/**
+ * Text with each control character (but tab and line breaks) shown as U+FFFD, the mark of a
+ * character that cannot be shown: JSON spells most of them in six bytes, and a message of them
+ * would take a card past what Teams accepts.
+ */
+export const withoutControls = (text: string): string => text.replace(CONTROL, '\uFFFD');
+
 /** A line break, kept by `split` between the parts it separates. */
 const LINE_BREAK = /(\r\n|\r|\n)/;
 /** What makes a line a heading, a quote, a list item or a setext underline. */
@@ -43,12 +53,14 @@ const LINE_START_SPECIAL = /^([#>+=-]|\d+(?=[.)]))/;
 /**
  * Text as an Adaptive Card `TextBlock` must receive it to show it as it is: every character the
  * host's markdown would read as formatting (`*`, `_`, `~`, backticks, brackets, `<`, `\`, an `&`
- * that starts an entity) is escaped with a backslash. At the start of a line (`atLineStart`),
+ * that starts an entity) is escaped with a backslash; a control character (but tab and line
+ * breaks) shows as U+FFFD. At the start of a line (`atLineStart`),
  * leading spaces become no-break spaces (four spaces would start a code block) and a `#`, `>`,
  * `-`, `+`, `=` or `1.` that would make a heading, quote or list is escaped as well; so it is after
  * every line break in the text, a lone carriage return included, where Teams starts a line too.
  */
-export function escapeCardText(text: string, atLineStart = false): string {
+export function escapeCardText(given: string, atLineStart = false): string {
+  const text = withoutControls(given);
   // What follows a line break starts a line, and Teams breaks a line at a lone carriage return as
   // at a line feed.
   if (text.includes('\r') || text.includes('\n')) {
@@ -97,9 +109,15 @@ export function renderAdaptiveCardPlainBody(document: MarkdownDocument): Adaptiv
     .split('\n')
     .filter((line) => line.trim() !== '');
   if (lines.length === 0) return [];
-  return [
-    { type: 'TextBlock', text: lines.map((line) => escapeCardText(line, true)).join('\n\n'), wrap: true },
-  ];
+  // One no-break space per character of indentation, a tab's four spaces in the full form: a message
+  // indented by thousands of tabs stays within what Teams takes.
+  const text = lines.map((line) =>
+    escapeCardText(
+      line.replace(/^[ \t]+/, (indent) => ' '.repeat(indent.length)),
+      true,
+    ),
+  );
+  return [{ type: 'TextBlock', text: text.join('\n\n'), wrap: true }];
 }
 
 /** The first element of a block keeps the default spacing: the one property it may carry is removed. */

@@ -6,6 +6,7 @@ import {
   escapeCardText,
   renderAdaptiveCardBody,
   renderAdaptiveCardPlainBody,
+  withoutControls,
 } from './card-markdown.js';
 
 /** A button of a card: an `Action.Execute` that comes back as an `adaptiveCard/action` invoke. */
@@ -61,7 +62,7 @@ export function adaptiveCard(view: MessageView): AdaptiveCard {
     view.buttonsEnabled && view.buttons.length > 0
       ? view.buttons.map((button) => ({
           type: 'Action.Execute',
-          title: button.text,
+          title: withoutControls(button.text),
           verb: answerVerb,
           data: { requestId: view.sendId, value: button.value },
           ...(button.value === view.selected ? { style: 'positive' as const } : {}),
@@ -91,12 +92,12 @@ const summaryLength = 200;
 
 /** The message activity that carries a card, with a plain preview for notifications. */
 export function cardMessage(view: MessageView, card: AdaptiveCard) {
-  const plain = [...renderPlainText(view.document).replace(/\s+/g, ' ').trim()];
+  const plain = [...withoutControls(renderPlainText(view.document)).replace(/\s+/g, ' ').trim()];
   const summary =
     plain.length > summaryLength ? `${plain.slice(0, summaryLength - 1).join('')}…` : plain.join('');
   return {
     type: 'message',
-    summary: summary === '' ? view.text.slice(0, summaryLength) : summary,
+    summary: summary === '' ? withoutControls(view.text).slice(0, summaryLength) : summary,
     attachments: [{ contentType: adaptiveCardContentType, content: card }],
   };
 }
