@@ -89,6 +89,24 @@ describe('Teams transport: linking users', () => {
   });
 });
 
+describe('Teams transport: channels', () => {
+  it('refuses an activity of another channel of the bot (Web Chat, Direct Line) with 403, and changes nothing', async () => {
+    const w = await start();
+    await w.install(bob);
+    // What a Web Chat client could send under a valid token: an uninstall in bob's name.
+    const uninstall = { ...w.connector.uninstallActivity(bob.id), channelId: 'webchat' };
+    // Bob keeps the app on Teams: only the activity is wanted, not what it did to the fake.
+    w.connector.installActivities(bob.id);
+    const response = await w.post(uninstall);
+    expect(response.status).toBe(403);
+    expect(JSON.parse(response.body)).toEqual({
+      status: 'error',
+      details: 'Only Microsoft Teams activities are served here',
+    });
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Still here' })).status).toBe(200);
+  });
+});
+
 describe('Teams transport: tenants', () => {
   it('refuses an activity from a tenant no organization names with 403, and stores nothing', async () => {
     const w = await start();

@@ -52,6 +52,14 @@ export function activityRoute(options: ActivityRouteOptions): Route {
       if (!serviceUrlMatches(verdict.claims, activity.serviceUrl)) {
         return errorResponse(401, 'The activity token was issued for another service URL');
       }
+      // A bot registration may have other channels (Web Chat, Direct Line), whose clients choose
+      // what an activity says of its sender and conversation: only Teams vouches for them.
+      if (activity.channelId !== 'msteams') {
+        options.logger.warn('activity of a channel other than Teams: refused', {
+          channelId: activity.channelId,
+        });
+        return errorResponse(403, 'Only Microsoft Teams activities are served here');
+      }
       const tenantId = tenantOfActivity(activity);
       if (tenantId === null || !(await options.tenants.serves(tenantId))) {
         options.logger.warn('Teams activity from a tenant no organization names: refused', {
