@@ -357,6 +357,42 @@ describe('Slack transport against a fake Slack Web API', () => {
     );
   });
 
+  it('keeps the later of two clicks when Slack brings the earlier one last (a repeat of a click that timed out)', async () => {
+    const world = await start();
+    const { send, slack, transport, clock } = world;
+    const body = interactive([bob]);
+    const requestId = (
+      await send({ ...body, response_request: { ...body.response_request, disable: 'onTimeout' } })
+    ).json.request_id as string;
+    const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
+    if (!message) throw new Error('bob has no message');
+    const clickAt = (value: string, actionTs: string) =>
+      slack.clickBody({
+        teamId: team,
+        userId: slackIdOf(bob),
+        channel: message.channel,
+        ts: message.ts,
+        value,
+        actionTs,
+      });
+    const approve = clickAt('approve', '1772355610.000100');
+    const reject = clickAt('reject', '1772355612.000200');
+    const nowSeconds = clock.now() / 1000;
+    expect((await postInteraction(transport, reject, nowSeconds)).status).toBe(200);
+    await transport.idle();
+    expect(await answerOf(world.notifier, requestId, bob)).toBe('reject');
+    // Slack's repeat of the earlier click, whose first attempt never arrived, comes now.
+    expect((await postInteraction(transport, approve, nowSeconds)).status).toBe(200);
+    await transport.idle();
+    expect(await answerOf(world.notifier, requestId, bob)).toBe('reject');
+    // A click after both still changes the answer.
+    expect(
+      (await postInteraction(transport, clickAt('approve', '1772355620.000001'), nowSeconds)).status,
+    ).toBe(200);
+    await transport.idle();
+    expect(await answerOf(world.notifier, requestId, bob)).toBe('approve');
+  });
+
   it('applies a click Slack was answered for when the notifier stops right after, and answers clicks after the stop 503', async () => {
     const world = await start();
     const { send, slack, storage, transport, clock } = world;

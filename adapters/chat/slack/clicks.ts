@@ -1,4 +1,4 @@
-import type { ChatSink, Logger } from '../../../core/adapter-kit.js';
+import type { ChatSink, Logger, TransportStateStore } from '../../../core/adapter-kit.js';
 import { requestIdOfBlock } from './blocks.js';
 import { readSlackRef, type SlackClicker, type SlackCopies } from './copies.js';
 import type { BlockActions } from './interaction.js';
@@ -11,13 +11,50 @@ export interface SlackClickContext {
 }
 
 /**
- * Slack repeats a request it thinks unanswered, with the same `action_ts`: one hour of memory of
- * the actions seen is far longer than Slack keeps trying.
+ * How long the newest action of a user on a message is remembered: Slack repeats a request it
+ * thinks unanswered within minutes, with the same `action_ts`, so an hour is far longer than any
+ * repeat of an action, the newest or an earlier one, can come.
  */
-const seenActionTtlMs = 60 * 60_000;
+const newestActionTtlMs = 60 * 60_000;
 
-const seenActionKey = (clicks: BlockActions, actionTs: string): string =>
-  `action:${clicks.teamId ?? ''}:${clicks.userId}:${actionTs}`;
+const newestActionKey = (clicks: BlockActions): string =>
+  `newest-action:${JSON.stringify([clicks.teamId ?? '', clicks.userId, clicks.channel, clicks.ts])}`;
+
+/** Whether Slack's `action_ts` `a` ("1548426417.840180": seconds, a fraction) comes after `b`. */
+export function isLaterAction(a: string, b: string): boolean {
+  const [aSeconds = '', aFraction = ''] = a.split('.');
+  const [bSeconds = '', bFraction = ''] = b.split('.');
+  if (aSeconds.length !== bSeconds.length) return aSeconds.length > bSeconds.length;
+  if (aSeconds !== bSeconds) return aSeconds > bSeconds;
+  const width = Math.max(aFraction.length, bFraction.length);
+  return aFraction.padEnd(width, '0') > bFraction.padEnd(width, '0');
+}
+
+/** What a claim of an action as its user's newest on a message took over, to give back on failure. */
+interface NewestClaim {
+  previous: string | null;
+  version: number;
+}
+
+/**
+ * Claims `actionTs` as the newest action taken by the clicker of `clicks` on its message: null when
+ * this action, or a later one, was taken already (a repeat by Slack, or an earlier click that
+ * arrives late), so that a late click never replaces the answer of a later one.
+ */
+async function claimNewest(
+  state: TransportStateStore,
+  key: string,
+  actionTs: string,
+): Promise<NewestClaim | null> {
+  for (;;) {
+    const current = await state.get(key);
+    if (current !== null && !isLaterAction(actionTs, current.value)) return null;
+    const version = await state.compareAndSet(key, actionTs, current?.version ?? null, {
+      ttlMs: newestActionTtlMs,
+    });
+    if (version !== null) return { previous: current?.value ?? null, version };
+  }
+}
 
 /**
  * Who may click on the message `channel`/`ts` of `requestId`: found among the copies the core
@@ -43,7 +80,8 @@ async function clickerOf(
  * Hands the clicks on one message to the core. A click counts only when it is on a copy of the
  * request its buttons name that this transport delivered, in the workspace it was delivered in, by
  * the Slack user it was delivered to: the recipient comes from what was recorded of the copy, never
- * from the payload. A repeat of an action already taken changes nothing.
+ * from the payload. A repeat of an action already taken, or an action older than one taken by the
+ * same user on the same message, changes nothing.
  */
 export async function applyBlockActions(context: SlackClickContext, clicks: BlockActions): Promise<void> {
   const { sink, logger } = context;
@@ -60,17 +98,20 @@ export async function applyBlockActions(context: SlackClickContext, clicks: Bloc
       logger.warn('Slack click by someone other than the recipient of the message: refused', where);
       continue;
     }
-    const seenKey = seenActionKey(clicks, action.actionTs);
-    if ((await sink.state.compareAndSet(seenKey, '1', null, { ttlMs: seenActionTtlMs })) === null) {
-      logger.debug('Slack repeated an action already taken: ignored', where);
+    const key = newestActionKey(clicks);
+    const claim = await claimNewest(sink.state, key, action.actionTs);
+    if (claim === null) {
+      logger.debug('Slack action repeated, or older than one already taken: ignored', where);
       continue;
     }
     try {
       const outcome = await sink.click({ requestId, recipient: clicker.recipient, value: action.value });
       logger.debug('Slack click applied', { requestId, outcome });
     } catch (error) {
-      // Nothing was applied: let a repeat of this very action try again.
-      await sink.state.delete(seenKey).catch(() => {});
+      // Nothing was applied: let a repeat of this very action try again, unless a later one came.
+      await sink.state
+        .compareAndSet(key, claim.previous ?? '0', claim.version, { ttlMs: newestActionTtlMs })
+        .catch(() => null);
       throw error;
     }
   }

@@ -15,7 +15,7 @@ const blockActionsSchema = z.object({
       action_id: z.string(),
       block_id: z.string(),
       value: z.string().optional(),
-      action_ts: z.string(),
+      action_ts: z.string().regex(/^\d{1,20}(\.\d{1,20})?$/, 'action_ts must be seconds with a fraction'),
     }),
   ),
 });
