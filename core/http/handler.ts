@@ -78,7 +78,7 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
   const clientAddressOf = clientAddressResolver(options.trustProxy);
   const { gate } = options;
   return async (incoming) => {
-    // Counted out in the same step that answers: a stop waits for exactly the requests it let in.
+    // Counted out in the step that answers: a stop waits for exactly the requests it let in.
     let entered = false;
     try {
       const target = splitTarget(incoming.url);
@@ -88,10 +88,6 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
       if (!match) return null;
       if ('refusal' in match) return match.refusal;
       if (incoming.bodyConsumed) return consumedBodyResponse();
-      if (gate !== undefined) {
-        if (!gate.enter()) return shuttingDownResponse();
-        entered = true;
-      }
       const headers = flattenHeaders(incoming.headers);
       const request: HttpRequest = {
         method,
@@ -107,6 +103,12 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
               : await readBody(incoming.body, headers['content-length']).then(() => noBody),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
+      // Counted in once the body is read: a stop waits for work under way, never for a client
+      // still sending (a request whose body ends after the stop began gets the 503).
+      if (gate !== undefined) {
+        if (!gate.enter()) return shuttingDownResponse();
+        entered = true;
+      }
       return await match.route.handle(request, match.params);
     } catch (error) {
       return toErrorResponse(error, options.logger);

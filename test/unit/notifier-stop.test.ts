@@ -5,7 +5,7 @@ import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import type { RequestStore } from '../../core/ports/request-store.js';
 import { plainBody, post, readStatus } from '../support/api-requests.js';
 import { sendInteractive } from '../support/send-interactive.js';
-import { testSeed } from '../support/test-seed.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
 
 /** A transport that accepts every delivery and keeps nothing: this test is about the core's writes. */
 const nullTransport = (): ChatTransport => ({
@@ -136,5 +136,31 @@ describe('notifier.stop', () => {
     await stopping;
     expect(delivered).toEqual(['bob@acme.test']);
     expect(() => notifier.start()).toThrow('This notifier was stopped; create a new one to serve again');
+  });
+
+  it('does not wait for a client still sending its body, which gets the 503 once it is read', async () => {
+    const notifier = createNotifier({ storage: memoryStorage(), transports: [nullTransport()] });
+    await notifier.seed(testSeed);
+    let finishBody = () => {};
+    const rest = new Promise<void>((resolve) => {
+      finishBody = resolve;
+    });
+    const text = plainBody(['bob@acme.test']);
+    async function* slowBody() {
+      yield new TextEncoder().encode(text.slice(0, 10));
+      await rest;
+      yield new TextEncoder().encode(text.slice(10));
+    }
+    const answer = notifier.handle({
+      method: 'POST',
+      url: '/api/notify',
+      headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+      body: slowBody(),
+      clientAddress: '127.0.0.1',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await notifier.stop();
+    finishBody();
+    expect((await answer)?.status).toBe(503);
   });
 });

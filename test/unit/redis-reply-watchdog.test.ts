@@ -40,6 +40,17 @@ describe('the reply watchdog of a Redis connection', () => {
     expect(await watchdog.watch(async () => 'PONG')).toBe('PONG');
   });
 
+  it('counts a command that throws at once as answered, so that the connection is never taken for stalled', async () => {
+    const watchdog = replyWatchdog(50);
+    await expect(
+      watchdog.watch(() => {
+        throw new Error('refused before sending');
+      }),
+    ).rejects.toThrow('refused before sending');
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await watchdog.watch(async () => 'PONG')).toBe('PONG');
+  });
+
   it('never fails a slow command while other replies keep coming', async () => {
     const watchdog = replyWatchdog(50);
     const slow = heldReply();

@@ -52,7 +52,14 @@ export function replyWatchdog(stallMs: number): ReplyWatchdog {
       timer ??= setInterval(check, Math.max(10, Math.floor(stallMs / 4))).unref();
       return new Promise<T>((resolve, reject) => {
         waiting.add(reject);
-        command().then(
+        let sent: Promise<T>;
+        try {
+          sent = command();
+        } catch (error) {
+          // A command that throws rather than rejecting is answered all the same: counted out.
+          sent = Promise.reject(error);
+        }
+        sent.then(
           (reply) => {
             answered();
             waiting.delete(reject);
