@@ -4,10 +4,12 @@ import type { DueWorkChanges } from '../ports/request-store.js';
 import type { RequestCommand } from './events.js';
 
 /**
- * How long after a write its pledged refresh runs unless the writer cancelled it: longer than
- * updating the copies takes a live process, retries of a slow platform included.
+ * How long after a write its pledged refresh runs unless the writer cancelled it: far longer than
+ * a live process takes to update the copies, a platform's pauses for its rate limit and the
+ * retries of its calls included, so that a refresh never doubles the calls of an update still
+ * under way; the copies of a write whose process died wait that long.
  */
-export const pledgedRefreshDelayMs = 60_000;
+export const pledgedRefreshDelayMs = 10 * 60_000;
 
 /**
  * The commands that must be written atomically with a transition, as due-work changes. A write

@@ -117,7 +117,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
    */
   const cancelPledgedRefresh = (request: InteractiveRequest): Promise<void> =>
     options.dueWork.cancel([pledgedRefreshItemId(request.id, request.version)]).catch((error: unknown) => {
-      options.logger.warn('pledged refresh not cancelled; it runs in a minute', {
+      options.logger.warn('pledged refresh not cancelled; it runs in ten minutes', {
         requestId: request.id,
         error: String(error),
       });

@@ -3,6 +3,7 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { ChatTransport } from '../../core/adapter-kit.js';
 import { NotifyError } from '../../core/errors.js';
+import { pledgedRefreshDelayMs } from '../../core/request/due-changes.js';
 import { createNotifier } from '../../core/index.js';
 import { inboxOf } from '../support/api-requests.js';
 import { manualClock } from '../support/manual-clock.js';
@@ -166,7 +167,7 @@ describe('a change stored though its write answered an error still reaches every
     );
     expect((await storage.requests.getRequest(requestId))?.status).toBe('finished');
     expect((await bobsCopy())?.selected).toBeNull();
-    clock.advance(61_000);
+    clock.advance(pledgedRefreshDelayMs + 1_000);
     expect(await notifier.runDueWork()).toBeGreaterThan(0);
     const copy = await bobsCopy();
     expect(copy?.selected).toBe('yes');
@@ -181,7 +182,7 @@ describe('a change stored though its write answered an error still reaches every
     await notifier.runDueWork();
     expect((await storage.requests.getRequest(requestId))?.status).toBe('finished');
     expect((await bobsCopy())?.buttons.some((button) => !button.disabled)).toBe(true);
-    clock.advance(61_000);
+    clock.advance(pledgedRefreshDelayMs + 1_000);
     expect(await notifier.runDueWork()).toBeGreaterThan(0);
     expect((await bobsCopy())?.buttons.every((button) => button.disabled)).toBe(true);
     await notifier.stop();
@@ -190,7 +191,7 @@ describe('a change stored though its write answered an error still reaches every
   it('a write answered as usual cancels the refresh it pledged: nothing is left to run', async () => {
     const { clock, storage, notifier, requestId } = await setupLosingReplies();
     expect(await notifier.click({ requestId, recipient: 'bob@acme.test', value: 'yes' })).toBe('accepted');
-    clock.advance(61_000);
+    clock.advance(pledgedRefreshDelayMs + 1_000);
     expect(await storage.dueWork.nextRunAt()).toBeNull();
     expect(await notifier.runDueWork()).toBe(0);
     await notifier.stop();
