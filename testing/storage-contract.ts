@@ -1555,6 +1555,16 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.failedCallbacks.list('org_3')).toEqual([]);
       });
 
+      it('answers the failure of a request, leaving it kept, and null for a request without one', async () => {
+        const kept = failure({ lastStatus: null });
+        await storage.failedCallbacks.add(kept);
+        expect(await storage.failedCallbacks.get(kept.requestId)).toEqual(kept);
+        expect(await storage.failedCallbacks.list()).toEqual([kept]);
+        expect(await storage.failedCallbacks.get(uid('req'))).toBeNull();
+        await storage.failedCallbacks.take(kept.requestId);
+        expect(await storage.failedCallbacks.get(kept.requestId)).toBeNull();
+      });
+
       it('replaces an earlier failure of the same request', async () => {
         const first = failure();
         await storage.failedCallbacks.add(first);

@@ -17,6 +17,8 @@ export interface FailedCallbackStore {
   add: (failure: FailedCallback) => Promise<void>;
   /** Failures, oldest first; of one organization when given. */
   list: (organizationId?: string) => Promise<FailedCallback[]>;
+  /** The failure of a request, or null; it stays kept. */
+  get: (requestId: string) => Promise<FailedCallback | null>;
   /** Removes and answers the failure of a request, or null (so that exactly one replay takes it). */
   take: (requestId: string) => Promise<FailedCallback | null>;
 }

@@ -18,10 +18,8 @@ export async function replayCallback(context: CoreContext, requestId: string): P
     }
     return false;
   }
-  const kept = (await failedCallbacks.list(request.organizationId)).find(
-    (failure) => failure.requestId === requestId,
-  );
-  if (kept === undefined) return false;
+  const kept = await failedCallbacks.get(requestId);
+  if (kept === null) return false;
   const putBack = async (error: unknown): Promise<never> => {
     await failedCallbacks.add(kept).catch(() => undefined);
     throw error;

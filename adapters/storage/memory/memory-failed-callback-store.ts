@@ -16,6 +16,10 @@ export function memoryFailedCallbackStore(): FailedCallbackStore {
         ),
       );
     },
+    async get(requestId) {
+      const failure = byRequest.get(requestId);
+      return failure ? structuredClone(failure) : null;
+    },
     async take(requestId) {
       const failure = byRequest.get(requestId);
       byRequest.delete(requestId);

@@ -52,6 +52,11 @@ export function mongoFailedCallbackStore({
       return found.map(toFailure);
     },
 
+    async get(requestId) {
+      const document = await failedCallbacks.findOne({ _id: requestId });
+      return document === null ? null : toFailure(document);
+    },
+
     async take(requestId) {
       const document = await failedCallbacks.findOneAndDelete({ _id: requestId });
       return document === null ? null : toFailure(document);

@@ -26,6 +26,10 @@ export function redisFailedCallbackStore(redis: RedisRunner, keys: RedisKeys): F
         ? failures
         : failures.filter((failure) => failure.organizationId === organizationId);
     },
+    async get(requestId) {
+      const json = asOptionalString(await redis.command(['HGET', keys.failedCallbacks, requestId]));
+      return json === null ? null : parseJson<FailedCallback>(json);
+    },
     async take(requestId) {
       const json = asOptionalString(await redis.evalScript(takeFailureScript, both, [requestId]));
       return json === null ? null : (JSON.parse(json) as FailedCallback);
