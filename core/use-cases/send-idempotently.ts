@@ -189,8 +189,11 @@ async function sendOnce(
   // Not awaited: the answer does not wait a round trip for its record, which a client reads only on a
   // repeat. Issued before the answer goes out, it reaches the store ahead of any repeat the answer
   // prompts. Should it be lost, the key stays running until its lease ends, and the next repeat
-  // resumes the send: it finds every copy delivered and answers what this answer says.
-  store.complete(scope, response).catch((error: unknown) => {
+  // resumes the send: it finds every copy delivered and answers what this answer says. A stop waits
+  // for it.
+  const done = context.background.begin();
+  store.complete(scope, response).then(done, (error: unknown) => {
+    done();
     context.logger.warn('could not store the answer of an Idempotency-Key; a repeat resumes the send', {
       organizationId: scope.organizationId,
       error: String(error),
