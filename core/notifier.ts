@@ -22,6 +22,7 @@ import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
 import type { StoragePorts } from './ports/storage.js';
 import type { RateLimitSettings } from './rate-limit/settings.js';
+import { pledgedRefreshDelayMs } from './request/due-changes.js';
 import { requestView } from './request/message-view.js';
 import { createRequestMachine } from './request/request-machine.js';
 import { statusBody } from './request/status-body.js';
@@ -203,8 +204,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
           requestId: item.requestId,
           at: clock.now(),
         });
-        // A timeout that finished its request cancelled this very item in the same write.
-        return { done: true, removed: outcome === 'expired' };
+        if (outcome !== 'finished') return { done: true };
+        // Finished already: by a click, whose write cancelled this item (what is answered here then
+        // changes nothing), or by this timeout in a run that never updated the copies (its process
+        // died, or the answer to its write was lost), or one still updating them past its lease.
+        // The copies get a refresh, after the delay a write's pledge has, so that an update still
+        // under way is never doubled.
+        if (item.attempt === 0) return { done: false, retryAt: clock.now() + pledgedRefreshDelayMs };
+        return runRefresh(context, item);
       },
       async callback(item) {
         if (context.callbacks) return deliverCallback(context, context.callbacks, item);

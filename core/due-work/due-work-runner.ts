@@ -4,12 +4,8 @@ import type { Clock } from '../ports/clock.js';
 import type { DueWorkStore } from '../ports/due-work-store.js';
 import type { Logger } from '../ports/logger.js';
 
-/**
- * What a handler decided about an item: done, or run it again at `retryAt` (epoch ms). `removed`
- * says that the handler's own writes already took the item out of the store (a timeout whose
- * request write cancelled it), so that the runner does not complete it: on Redis one script less.
- */
-export type DueWorkResult = { done: true; removed?: boolean } | { done: false; retryAt: number };
+/** What a handler decided about an item: done, or run it again at `retryAt` (epoch ms). */
+export type DueWorkResult = { done: true } | { done: false; retryAt: number };
 
 /**
  * Most due items a runner runs at once unless told otherwise. An item on Redis or MongoDB waits on
@@ -97,7 +93,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     try {
       const result = await handlers[item.kind](item);
       if (result.done) {
-        if (!result.removed) await store.complete(item);
+        await store.complete(item);
       } else {
         await store.reschedule(item, result.retryAt);
         // The timer was armed while this item was leased: wake earlier if its new time comes first.

@@ -1,7 +1,7 @@
 import { callbackItemId, pledgedRefreshItemId, timeoutItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import type { DueWorkChanges } from '../ports/request-store.js';
-import type { RequestCommand } from './events.js';
+import type { RequestCommand, RequestEvent } from './events.js';
 
 /**
  * How long after a write its pledged refresh runs unless the writer cancelled it: far longer than
@@ -12,19 +12,23 @@ import type { RequestCommand } from './events.js';
 export const pledgedRefreshDelayMs = 10 * 60_000;
 
 /**
- * The commands that must be written atomically with a transition, as due-work changes. A write
- * whose copies must change also schedules their refresh (`pledgedRefreshItemId`), which the writer
- * cancels once it updated them: a write whose process died, or whose answer was lost although it
- * was stored, leaves it to run, so that no copy keeps showing an earlier state for good.
+ * The commands that must be written atomically with the transition `event` made, as due-work
+ * changes. A write whose copies must change also schedules their refresh (`pledgedRefreshItemId`),
+ * which the writer cancels once it updated them: a write whose process died, or whose answer was
+ * lost although it was stored, leaves it to run, so that no copy keeps showing an earlier state for
+ * good. The timeout's own write needs neither: its item, which its worker holds leased, stays in
+ * place, is completed once the copies are updated, and otherwise runs again and finds its request
+ * finished (the notifier's timeout handler refreshes the copies then).
  */
 export function dueChanges(
   next: InteractiveRequest,
   commands: readonly RequestCommand[],
-  at: number,
+  event: RequestEvent,
 ): DueWorkChanges {
   const changes: DueWorkChanges = { enqueue: [], cancel: [] };
+  const ownTimeout = event.type === 'timeout';
   for (const command of commands) {
-    if (command.type === 'cancel-timeout') changes.cancel.push(timeoutItemId(next.id));
+    if (command.type === 'cancel-timeout' && !ownTimeout) changes.cancel.push(timeoutItemId(next.id));
     if (command.type === 'enqueue-callback') {
       changes.enqueue.push({
         id: callbackItemId(next.id),
@@ -34,12 +38,12 @@ export function dueChanges(
         attempt: 0,
       });
     }
-    if (command.type === 'update-messages') {
+    if (command.type === 'update-messages' && !ownTimeout) {
       changes.enqueue.push({
         id: pledgedRefreshItemId(next.id, next.version),
         kind: 'refresh',
         requestId: next.id,
-        runAt: at + pledgedRefreshDelayMs,
+        runAt: event.at + pledgedRefreshDelayMs,
         attempt: 0,
       });
     }

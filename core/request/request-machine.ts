@@ -133,12 +133,15 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       const stored = await requests.updateRequest(
         result.state,
         current.version,
-        dueChanges(result.state, result.commands, event.at),
+        dueChanges(result.state, result.commands, event),
         result.state.status === 'finished' ? finishing : undefined,
       );
       if (stored) {
         await runCommands(result.state, result.commands);
-        if (result.commands.some((command) => command.type === 'update-messages')) {
+        if (
+          event.type !== 'timeout' &&
+          result.commands.some((command) => command.type === 'update-messages')
+        ) {
           await cancelPledgedRefresh(result.state);
         }
         return { outcome: result.outcome, request: result.state };

@@ -54,14 +54,14 @@ async function setup(storage: StoragePorts) {
 }
 
 describe.each(storages)('timeouts run by the notifier, on %s', (_name, make) => {
-  it('finishes the request and leaves no due item behind, without completing the item it cancelled', async () => {
+  it('finishes the request, completes its item once the copies are updated, and leaves no due item behind', async () => {
     const { notifier, storage, completed, advance } = await setup(make());
     const sent = await post(notifier, interactiveBody(['bob@acme.test', 'carol@acme.test'], 1));
     const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
     advance(minute + 1);
     expect(await notifier.runDueWork()).toBe(1);
     expect(await storage.requests.getRequest(requestId)).toMatchObject({ status: 'finished' });
-    expect(completed).toEqual([]);
+    expect(completed).toEqual([timeoutItemId(requestId)]);
     expect(await storage.dueWork.nextRunAt()).toBeNull();
     // Past the lease the item would have had: nothing comes back.
     advance(10 * minute);

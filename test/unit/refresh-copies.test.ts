@@ -175,16 +175,24 @@ describe('a change stored though its write answered an error still reaches every
     await notifier.stop();
   });
 
-  it('a timeout whose answer was lost: the copies lose their buttons once the refresh its write pledged runs', async () => {
+  it('a timeout whose answer was lost: the copies lose their buttons once the timeout runs again, after the delay of a pledge', async () => {
     const { clock, storage, notifier, state, requestId, bobsCopy } = await setupLosingReplies();
     state.loseNextReply = true;
     clock.advance(30 * 60_000);
     await notifier.runDueWork();
     expect((await storage.requests.getRequest(requestId))?.status).toBe('finished');
-    expect((await bobsCopy())?.buttons.some((button) => !button.disabled)).toBe(true);
-    clock.advance(pledgedRefreshDelayMs + 1_000);
-    expect(await notifier.runDueWork()).toBeGreaterThan(0);
-    expect((await bobsCopy())?.buttons.every((button) => button.disabled)).toBe(true);
+    const stillOpen = async () => (await bobsCopy())?.buttons.some((button) => !button.disabled);
+    expect(await stillOpen()).toBe(true);
+    // The timeout's item, still leased by the run that lost its answer, comes back at the lease's
+    // end, finds its request finished and waits as long as a pledge does, in case that run was only
+    // slow; then the copies are brought up to date.
+    clock.advance(60_000);
+    expect(await notifier.runDueWork()).toBe(1);
+    expect(await stillOpen()).toBe(true);
+    clock.advance(pledgedRefreshDelayMs);
+    expect(await notifier.runDueWork()).toBe(1);
+    expect(await stillOpen()).toBe(false);
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
     await notifier.stop();
   });
 
