@@ -21,33 +21,49 @@ const send = (host: StandaloneProcess) =>
     signal: AbortSignal.timeout(10_000),
   });
 
-describe.skipIf(!installed)('losing the Redis server at run time', () => {
-  let redis: RedisServerProcess;
-  let host: StandaloneProcess;
-
+/** A private `redis-server` and the standalone service on it, for the tests of one `describe`. */
+function standaloneOnOwnRedis(): { redis: RedisServerProcess; host: StandaloneProcess } {
+  const world = {} as { redis: RedisServerProcess; host: StandaloneProcess };
   beforeAll(async () => {
-    redis = await redisServerProcess();
-    await redis.start();
-    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'info' });
+    world.redis = await redisServerProcess();
+    await world.redis.start();
+    world.host = await startStandaloneProcess({ NOTIFY_STORAGE: world.redis.url, LOG_LEVEL: 'info' });
   }, 30_000);
-
   afterAll(async () => {
-    await host?.stop();
-    await redis?.stop();
+    world.redis?.thaw();
+    await world.host?.stop();
+    await world.redis?.stop();
   });
+  return world;
+}
+
+/** Expects the answer of a store that cannot be reached: 503, Retry-After and the error body. */
+async function expectUnavailable(response: Response): Promise<void> {
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('1');
+  expect(await response.json()).toEqual({ status: 'error', details: 'Storage is temporarily unavailable' });
+}
+
+/** The status of a send once the service no longer answers 503, trying for up to 10 s. */
+async function statusOnceServing(host: StandaloneProcess): Promise<number> {
+  let status = 503;
+  for (let i = 0; i < 50 && status === 503; i += 1) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = (await send(host)).status;
+  }
+  return status;
+}
+
+describe.skipIf(!installed)('losing the Redis server at run time', () => {
+  const world = standaloneOnOwnRedis();
 
   it('answers 503 with Retry-After and the error body while Redis is down, never 500 or a hang, and recovers by itself', async () => {
+    const { redis, host } = world;
     expect((await send(host)).status).toBe(200);
     await redis.stop();
     for (let i = 0; i < 5; i += 1) {
       const started = Date.now();
-      const response = await send(host);
-      expect(response.status).toBe(503);
-      expect(response.headers.get('retry-after')).toBe('1');
-      expect(await response.json()).toEqual({
-        status: 'error',
-        details: 'Storage is temporarily unavailable',
-      });
+      await expectUnavailable(await send(host));
       expect(Date.now() - started).toBeLessThan(5_000);
     }
     const status = await fetch(`${host.base}/api/notify/status/req_000000000000000000000000`, {
@@ -55,50 +71,25 @@ describe.skipIf(!installed)('losing the Redis server at run time', () => {
     });
     expect(status.status).toBe(503);
     await redis.start();
-    let recovered = 503;
-    for (let i = 0; i < 50 && recovered === 503; i += 1) {
-      await new Promise((r) => setTimeout(r, 200));
-      recovered = (await send(host)).status;
-    }
     // The memory of the restarted server is empty: the demo seed is gone, so the key is unknown now.
-    expect(recovered).toBe(401);
+    expect(await statusOnceServing(host)).toBe(401);
   }, 60_000);
 });
 
 describe.skipIf(!installed)('a Redis server that stops answering without closing its connections', () => {
-  let redis: RedisServerProcess;
-  let host: StandaloneProcess;
-
-  beforeAll(async () => {
-    redis = await redisServerProcess();
-    await redis.start();
-    host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url, LOG_LEVEL: 'info' });
-  }, 30_000);
-
-  afterAll(async () => {
-    redis?.thaw();
-    await host?.stop();
-    await redis?.stop();
-  });
+  const world = standaloneOnOwnRedis();
 
   it('answers 503 once it has given no reply for 5 s, at once after that, and serves again when it answers', async () => {
+    const { redis, host } = world;
     expect((await send(host)).status).toBe(200);
     redis.freeze();
     let started = Date.now();
-    const first = await send(host);
-    expect(first.status).toBe(503);
-    expect(first.headers.get('retry-after')).toBe('1');
-    expect(await first.json()).toEqual({ status: 'error', details: 'Storage is temporarily unavailable' });
+    await expectUnavailable(await send(host));
     expect(Date.now() - started).toBeLessThan(9_000);
     started = Date.now();
     expect((await send(host)).status).toBe(503);
     expect(Date.now() - started).toBeLessThan(1_000);
     redis.thaw();
-    let recovered = 503;
-    for (let i = 0; i < 50 && recovered === 503; i += 1) {
-      await new Promise((r) => setTimeout(r, 200));
-      recovered = (await send(host)).status;
-    }
-    expect(recovered).toBe(200);
+    expect(await statusOnceServing(host)).toBe(200);
   }, 60_000);
 });
