@@ -21,7 +21,7 @@ const commandOptions = { typeMapping: {} };
  * How long a connection may give no reply while a command waits before its commands fail as
  * `unavailable` (see {@link replyWatchdog}), unless told otherwise.
  */
-export const defaultStallMs = 5_000;
+const defaultStallMs = 5_000;
 
 /** Builds the runner over a connected client that the caller owns. */
 export function createRedisRunner(client: RedisStorageClient, stallMs = defaultStallMs): RedisRunner {
