@@ -26,6 +26,7 @@ export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './htt
 export { createHttpHandler } from './http/handler.js';
 export { isJsonMediaType } from './http/json-media-type.js';
 export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';
+export { shuttingDownResponse } from './http/serving-gate.js';
 export type { HttpRequest, HttpResponse, Route } from './http/types.js';
 export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';
 export { parseMarkdown } from './markdown/parse.js';

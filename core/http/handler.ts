@@ -79,7 +79,7 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
   const { gate } = options;
   return async (incoming) => {
     // Counted out in the step that answers: a stop waits for exactly the requests it let in.
-    let entered = false;
+    let leave: (() => void) | null = null;
     try {
       const target = splitTarget(incoming.url);
       if (!target) return null;
@@ -106,14 +106,14 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
       // Counted in once the body is read: a stop waits for work under way, never for a client
       // still sending (a request whose body ends after the stop began gets the 503).
       if (gate !== undefined) {
-        if (!gate.enter()) return shuttingDownResponse();
-        entered = true;
+        leave = gate.enter();
+        if (leave === null) return shuttingDownResponse();
       }
       return await match.route.handle(request, match.params);
     } catch (error) {
       return toErrorResponse(error, options.logger);
     } finally {
-      if (entered) gate?.leave();
+      leave?.();
     }
   };
 }

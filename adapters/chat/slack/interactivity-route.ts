@@ -7,10 +7,11 @@ export interface InteractivityRouteOptions {
   signingSecret: string;
   clock: Clock;
   /**
-   * Why clicks cannot be taken now, or null when they can: before the notifier connected the
-   * transport they would have nowhere to go, and once it is stopping none may be left unapplied.
+   * The 503 that says why clicks cannot be taken now, or null when they can: before the notifier
+   * connected the transport they would have nowhere to go, and once it is stopping none may be
+   * left unapplied.
    */
-  refusal: () => string | null;
+  refusal: () => HttpResponse | null;
   /** Starts applying clicks; must not wait for them (Slack wants its answer within 3 seconds). */
   accept: (clicks: BlockActions) => void;
 }
@@ -47,7 +48,7 @@ export function interactivityRoute(options: InteractivityRouteOptions): Route {
       );
       if (!verdict.ok) return errorResponse(401, verdict.details);
       const refusal = options.refusal();
-      if (refusal !== null) return errorResponse(503, refusal, { 'retry-after': '1' });
+      if (refusal !== null) return refusal;
       const interaction = parseInteraction(request.body);
       if (interaction.kind === 'invalid') return errorResponse(400, interaction.details);
       if (interaction.kind === 'block-actions') options.accept(interaction.clicks);

@@ -6,9 +6,11 @@ import {
   type ChatTransport,
   type Clock,
   type DeliveryRef,
+  errorResponse,
   type Logger,
   NotifyError,
   normalizeEmail,
+  shuttingDownResponse,
   silentLogger,
   systemClock,
 } from '../../../core/adapter-kit.js';
@@ -250,9 +252,11 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
         clock,
         refusal: () =>
           connected === null
-            ? 'The Slack transport is not connected to a notifier yet'
+            ? errorResponse(503, 'The Slack transport is not connected to a notifier yet', {
+                'retry-after': '1',
+              })
             : draining
-              ? 'The service is shutting down'
+              ? shuttingDownResponse()
               : null,
         accept,
       }),
