@@ -80,6 +80,11 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   let again = false;
   /** Items being run, by this runner's every path (timer and drain). */
   const inFlight = new Set<Promise<void>>();
+  /**
+   * What the running drain waits on for a slot to free up. One waiter, not a race over the items
+   * in flight: a race subscribes to every one of them, each time one finishes.
+   */
+  let slotFreed: (() => void) | null = null;
   /** Claims are serialized so that concurrent looks never take more items than there are slots. */
   let claiming: Promise<number> = Promise.resolve(0);
   /**
@@ -112,6 +117,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   function launch(item: ClaimedDueItem): void {
     const run: Promise<void> = runItem(item).finally(() => {
       inFlight.delete(run);
+      slotFreed?.();
+      slotFreed = null;
       // Refilled here rather than through the timer: 10,000 items due at once take one wake-up.
       if (saturated && started) {
         saturated = false;
@@ -170,7 +177,9 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     for (;;) {
       total += await fill();
       if (inFlight.size === 0) return total;
-      await Promise.race(inFlight);
+      await new Promise<void>((resolve) => {
+        slotFreed = resolve;
+      });
     }
   }
 
