@@ -1,12 +1,18 @@
 import type { RetryPolicy } from './retry.js';
-import type { ClientOptions } from './types.js';
+import type { ClientOptions, WaitOptions } from './types.js';
 
-/** A number an option may take: finite, and at least `min`. */
-function checked(name: string, value: number | undefined, fallback: number, min: number): number {
+/** A number an option may take: at least `min`, and finite unless `endless` (then `Infinity` too). */
+function checked(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  endless = false,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min || (!endless && value === Infinity)) {
     throw new RangeError(
-      `createClient: ${name} must be a finite number of at least ${min}, got ${String(value)}`,
+      `${name} must be ${endless ? 'a number (or Infinity)' : 'a finite number'} of at least ${min}, got ${String(value)}`,
     );
   }
   return value;
@@ -36,9 +42,30 @@ export function clientSettings(options: ClientOptions): { baseUrl: string; polic
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),
     policy: {
-      maxAttempts: Math.floor(checked('retry.maxAttempts', retry?.maxAttempts, 5, 1)),
-      baseDelayMs: checked('retry.baseDelayMs', retry?.baseDelayMs, 250, 0),
-      maxDelayMs: checked('retry.maxDelayMs', retry?.maxDelayMs, 10_000, 0),
+      maxAttempts: Math.floor(checked('createClient: retry.maxAttempts', retry?.maxAttempts, 5, 1)),
+      baseDelayMs: checked('createClient: retry.baseDelayMs', retry?.baseDelayMs, 250, 0),
+      maxDelayMs: checked('createClient: retry.maxDelayMs', retry?.maxDelayMs, 10_000, 0),
     },
+  };
+}
+
+/** The timings of `waitForCompletion` as it uses them: numbers of at least 0, `Infinity` for never. */
+export function waitSettings(options: WaitOptions): {
+  timeoutMs: number;
+  initialIntervalMs: number;
+  maxIntervalMs: number;
+} {
+  const maxIntervalMs = checked('waitForCompletion: maxIntervalMs', options.maxIntervalMs, 30_000, 0, true);
+  const initialIntervalMs = checked(
+    'waitForCompletion: initialIntervalMs',
+    options.initialIntervalMs,
+    1000,
+    0,
+    true,
+  );
+  return {
+    timeoutMs: checked('waitForCompletion: timeoutMs', options.timeoutMs, Infinity, 0, true),
+    initialIntervalMs: Math.min(initialIntervalMs, maxIntervalMs),
+    maxIntervalMs,
   };
 }

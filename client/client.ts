@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { clientSettings } from './client-settings.js';
+import { clientSettings, waitSettings } from './client-settings.js';
 import { NotifyClientError, NotifyTimeoutError } from './errors.js';
+import { setLongTimeout } from './long-timeout.js';
 import { backoffDelay, parseRetryAfter, pause, timerSleep } from './retry.js';
 import type {
   ClientOptions,
@@ -153,22 +154,19 @@ export function createClient(options: ClientOptions): NotifyClient {
   }
 
   async function waitForCompletion(requestId: string, waitOptions: WaitOptions = {}): Promise<RequestStatus> {
-    const { timeoutMs, signal } = waitOptions;
-    const maxIntervalMs = Math.max(0, waitOptions.maxIntervalMs ?? 30_000);
-    let interval = Math.min(Math.max(0, waitOptions.initialIntervalMs ?? 1000), maxIntervalMs);
+    const { signal } = waitOptions;
+    const { timeoutMs, initialIntervalMs, maxIntervalMs } = waitSettings(waitOptions);
+    let interval = initialIntervalMs;
     signal?.throwIfAborted();
 
     const controller = new AbortController();
     const forwardAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', forwardAbort, { once: true });
     let timedOut = false;
-    const timer =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort(new Error('timeout'));
-          }, timeoutMs);
+    const cancelTimer = setLongTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
     let last: RequestStatus | undefined;
     try {
       for (;;) {
@@ -178,10 +176,10 @@ export function createClient(options: ClientOptions): NotifyClient {
         interval = Math.min(interval * 2, maxIntervalMs);
       }
     } catch (error) {
-      if (timedOut && !signal?.aborted) throw new NotifyTimeoutError(requestId, timeoutMs ?? 0, last);
+      if (timedOut && !signal?.aborted) throw new NotifyTimeoutError(requestId, timeoutMs, last);
       throw error;
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       signal?.removeEventListener('abort', forwardAbort);
     }
   }

@@ -1,3 +1,4 @@
+import { setLongTimeout } from './long-timeout.js';
 import type { Sleep } from './types.js';
 
 /** Retry settings with every default filled in. */
@@ -10,11 +11,11 @@ export interface RetryPolicy {
 /** Waits on a timer; the timer is cleared when the signal aborts (then the promise never settles). */
 export const timerSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve) => {
-    const onAbort = () => clearTimeout(timer);
-    const timer = setTimeout(() => {
+    const cancel = setLongTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    const onAbort = () => cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 

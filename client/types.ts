@@ -67,9 +67,15 @@ export interface StatusOptions {
   signal?: AbortSignal;
 }
 
-/** Options of `waitForCompletion`. */
+/**
+ * Options of `waitForCompletion`. Each time is a number of at least 0, `Infinity` included;
+ * `waitForCompletion` rejects with a `RangeError` for any other value.
+ */
 export interface WaitOptions {
-  /** Give up after this long, in real milliseconds, with a `NotifyTimeoutError` (default: never). */
+  /**
+   * Give up after this long, in real milliseconds, with a `NotifyTimeoutError` (default: never,
+   * as `Infinity`). Any length is kept, beyond the 24.8 days a single Node timer can hold.
+   */
   timeoutMs?: number;
   /** Pause after the first poll (default 1000 ms); it doubles after each poll. */
   initialIntervalMs?: number;

@@ -1,4 +1,4 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import {
   createClient,
   type NotificationSent,
@@ -8,6 +8,7 @@ import {
   type RequestCreated,
   type RequestStatus,
 } from '../../client/index.js';
+import { setLongTimeout } from '../../client/long-timeout.js';
 import { parseRetryAfter } from '../../client/retry.js';
 
 interface Seen {
@@ -351,6 +352,89 @@ describe('waitForCompletion against a scripted fetch', () => {
     await expect(missing.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx')).rejects.toMatchObject({
       status: 404,
     });
+  });
+});
+
+describe('waitForCompletion timings', () => {
+  const pending: RequestStatus = { status: 'pending', responses: [] };
+
+  it('keeps waiting past the 24.8 days one Node timer holds, Infinity included, until aborted', async () => {
+    for (const timeoutMs of [2 ** 31, 30 * 24 * 3_600_000, Number.POSITIVE_INFINITY]) {
+      let polls = 0;
+      const client = createClient({
+        baseUrl: 'https://notify.example.test',
+        apiKey: 'cnk_test',
+        fetch: async () => {
+          polls += 1;
+          return json(200, pending);
+        },
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5))),
+      });
+      const controller = new AbortController();
+      const waiting = client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', {
+        initialIntervalMs: 1,
+        timeoutMs,
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(new Error('enough')), 100);
+      // A timer cut to 1 ms would have ended the wait with a NotifyTimeoutError after a poll or two.
+      await expect(waiting).rejects.toThrow('enough');
+      expect(polls).toBeGreaterThan(3);
+    }
+  });
+
+  it('refuses a time that is no number of at least 0 with a RangeError, before any poll', async () => {
+    let polls = 0;
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async () => {
+        polls += 1;
+        return json(200, pending);
+      },
+    });
+    for (const options of [
+      { timeoutMs: Number.NaN },
+      { timeoutMs: -1 },
+      { initialIntervalMs: Number.NaN },
+      { maxIntervalMs: -5 },
+      { maxIntervalMs: '30' as unknown as number },
+    ]) {
+      await expect(client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', options)).rejects.toThrow(
+        RangeError,
+      );
+    }
+    expect(polls).toBe(0);
+  });
+});
+
+describe('setLongTimeout', () => {
+  it('fires once the whole delay has passed, in steps a Node timer can take, and can be cancelled', () => {
+    vi.useFakeTimers();
+    try {
+      let fired = 0;
+      setLongTimeout(
+        () => {
+          fired += 1;
+        },
+        2 ** 31 + 1000,
+      );
+      vi.advanceTimersByTime(2 ** 31 - 1);
+      expect(fired).toBe(0);
+      vi.advanceTimersByTime(1000);
+      expect(fired).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(fired).toBe(1);
+      const cancel = setLongTimeout(() => {
+        fired += 1;
+      }, 2 ** 32);
+      vi.advanceTimersByTime(2 ** 31);
+      cancel();
+      vi.advanceTimersByTime(2 ** 32);
+      expect(fired).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
