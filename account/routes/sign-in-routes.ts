@@ -33,6 +33,12 @@ function signInPage(
 /** `/signin` (the form and its post) and `/signout`, for the library's own sign-in. */
 export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Route[] {
   const home = `${context.basePath}/account`;
+  const clearSession = (request: HttpRequest) => ({
+    'set-cookie': serializeCookie(signIn.cookieName, '', {
+      maxAgeSeconds: 0,
+      secure: secureCookies(context, request),
+    }),
+  });
   return [
     {
       method: 'GET',
@@ -78,19 +84,18 @@ export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Rou
       path: '/signout',
       async handle(request) {
         const user = await identify(context, request);
-        const cleared = serializeCookie(signIn.cookieName, '', {
-          maxAgeSeconds: 0,
-          secure: secureCookies(context, request),
-        });
-        const signedOut = redirect(`${context.basePath}/signin`, { 'set-cookie': cleared });
-        // A session that already ended (it expired while the page was open) has nothing left to end.
-        if (user === null) return signedOut;
+        const sessionId = parseCookies(request.headers.cookie)[signIn.cookieName];
+        // A session that already ended (it expired while the page was open) has nothing left to
+        // end, and a post that carries no session cookie (a cross-site form: the cookie is
+        // SameSite) no cookie to clear: clearing it would let any site sign its visitors out.
+        if (user === null) {
+          return redirect(`${context.basePath}/signin`, sessionId === undefined ? {} : clearSession(request));
+        }
         if (!(await csrfHolds(context, request, user.userId, formFields(request.body).get('csrf')))) {
           return csrfRefusedPage(context, request, user);
         }
-        const sessionId = parseCookies(request.headers.cookie)[signIn.cookieName];
         if (sessionId !== undefined) await signIn.signOut(sessionId);
-        return signedOut;
+        return redirect(`${context.basePath}/signin`, clearSession(request));
       },
     },
   ];

@@ -235,6 +235,27 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await context.close();
   });
 
+  it('keeps the session when another site posts to the sign-out', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    // A page of another site that submits a form to the sign-out as soon as it is opened.
+    await page.route('http://elsewhere.test/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<form method="post" action="${service.base}/signout"></form><script>document.forms[0].submit()</script>`,
+      }),
+    );
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.url() === `${service.base}/signout`),
+      page.goto('http://elsewhere.test/'),
+    ]);
+    expect(await answer.headerValue('set-cookie')).toBeNull();
+    await page.goto(`${service.base}/account`);
+    expect(new URL(page.url()).pathname).toBe('/account');
+    expect(await page.getByText('Signed in as Bob Roe').count()).toBe(1);
+    await context.close();
+  });
+
   it('ends the session on sign-out, for that cookie everywhere', async () => {
     const { context, page } = await newPage();
     await signIn(page, bob);
