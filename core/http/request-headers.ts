@@ -33,12 +33,14 @@ function addLines(
   if (typeof spelling === 'string' && all.length > 1) {
     throw new NotifyError('invalid_request', `${spelling}: must be sent once, not ${all.length} times`);
   }
-  flat[lower] = all.length === 1 ? all[0] : all.join(', ');
+  // Cookie lines are joined as one `Cookie` header writes them (RFC 9113 §8.2.3 splits them so).
+  flat[lower] = all.length === 1 ? all[0] : all.join(lower === 'cookie' ? '; ' : ', ');
 }
 
 /**
  * One value per header, by lower-case name: the values of a repeated header joined with `, ` (the
- * list syntax of HTTP), except for the single-valued headers, whose repetition is refused. From the
+ * list syntax of HTTP; `; ` for `Cookie`), except for the single-valued headers, whose repetition
+ * is refused. From the
  * raw list, in one pass: a third of the work of Node's `headersDistinct` and a pass over it.
  * @throws NotifyError `invalid_request` when a single-valued header is repeated.
  */

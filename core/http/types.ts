@@ -5,7 +5,7 @@ export interface HttpRequest {
   /** Path relative to where the handler is mounted, starting with `/`, without the query; as received. */
   path: string;
   query: URLSearchParams;
-  /** Header values by lower-case name; a repeated header's values joined with `, `. */
+  /** Header values by lower-case name; a repeated header's values joined with `, ` (`; ` for `Cookie`). */
   headers: Readonly<Record<string, string | undefined>>;
   /** The raw body, exactly as received; empty when there was none. */
   body: Uint8Array;
@@ -14,6 +14,12 @@ export interface HttpRequest {
    * the trusted proxies report (`NotifierOptions.trustProxy`).
    */
   clientAddress: string;
+  /**
+   * The protocol the client used as a trusted proxy reports it in `X-Forwarded-Proto`: its
+   * left-most value, lower-case (`https`). Absent without the header, or when the peer of the
+   * connection is no trusted proxy (`NotifierOptions.trustProxy`): a client's own claim.
+   */
+  forwardedProto?: string;
 }
 
 /** An answer of the framework-neutral handler. */

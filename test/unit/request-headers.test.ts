@@ -44,6 +44,13 @@ describe('flattenHeaders', () => {
     },
   );
 
+  it.each(bothForms(['Cookie', 'anchor=a1', 'cookie', 'session=s1; theme=dark']))(
+    'joins the lines of a repeated Cookie header as one Cookie header lists its pairs (%s)',
+    (_form, headers) => {
+      expect(flattenHeaders(headers)).toEqual({ cookie: 'anchor=a1; session=s1; theme=dark' });
+    },
+  );
+
   it.each([
     ...bothForms(['X-API-Key', 'cnk_1', 'x-api-key', 'cnk_1']),
     ...bothForms(['idempotency-key', 'a', 'Idempotency-Key', 'b', 'IDEMPOTENCY-KEY', 'c']),
