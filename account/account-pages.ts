@@ -49,7 +49,10 @@ export interface AccountPagesOptions {
    * when a proxy reports https in `X-Forwarded-Proto`.
    */
   secureCookies?: boolean | 'auto';
-  /** The proxies trusted to report the client's address (as `NotifierOptions.trustProxy`), for the audit record and the sign-in slow-down. */
+  /**
+   * The proxies trusted to report the client's address (as `NotifierOptions.trustProxy`), for the
+   * audit record and the sign-in slow-down, and its protocol, for `secureCookies: 'auto'`.
+   */
   trustProxy?: TrustProxy;
   /** Signs the CSRF tokens; without it, a random secret is kept in `state`. */
   csrfSecret?: string;

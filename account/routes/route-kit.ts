@@ -57,12 +57,12 @@ export async function identify(context: PagesContext, request: HttpRequest): Pro
 }
 
 /**
- * Whether cookies get `Secure`. In `auto`, when a proxy reports https in `X-Forwarded-Proto`; a client
- * that sends the header itself over http only gets a cookie its browser will not send back.
+ * Whether cookies get `Secure`. In `auto`, when a trusted proxy reports https in
+ * `X-Forwarded-Proto`; what a client writes in that header itself counts for nothing.
  */
 export function secureCookies(context: PagesContext, request: HttpRequest): boolean {
   if (context.secureCookies !== 'auto') return context.secureCookies;
-  return request.headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https';
+  return request.forwardedProto === 'https';
 }
 
 /**

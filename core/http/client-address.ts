@@ -91,10 +91,15 @@ function hopsResolver(hops: number): ClientAddressResolver {
   };
 }
 
-function listResolver(trusted: readonly string[]): ClientAddressResolver {
+/** Whether an address is one of the trusted proxies of a list. */
+function trustedIn(trusted: readonly string[]): (address: Address) => boolean {
   const ranges = trusted.map(parseRange);
-  const isTrusted = (address: Address) =>
+  return (address) =>
     ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+}
+
+function listResolver(trusted: readonly string[]): ClientAddressResolver {
+  const isTrusted = trustedIn(trusted);
   return (socketAddress, forwardedFor) => {
     let client = parseAddress(socketAddress);
     if (client === null) return socketAddress;
@@ -114,11 +119,31 @@ function listResolver(trusted: readonly string[]): ClientAddressResolver {
  * @throws RangeError when the setting is not a whole number >= 0 or a list of addresses and ranges.
  */
 export function clientAddressResolver(trustProxy: TrustProxy = 0): ClientAddressResolver {
+  const trust = checkedTrust(trustProxy);
+  return typeof trust === 'number' ? hopsResolver(trust) : listResolver(trust);
+}
+
+/**
+ * Whether the peer of a connection (the socket's address) is a trusted proxy, whose
+ * `X-Forwarded-*` headers may be believed: with a hop count, any peer once it is at least 1.
+ * @throws RangeError as {@link clientAddressResolver} does.
+ */
+export function peerTrust(trustProxy: TrustProxy = 0): (socketAddress: string) => boolean {
+  const trust = checkedTrust(trustProxy);
+  if (typeof trust === 'number') return () => trust > 0;
+  const isTrusted = trustedIn(trust);
+  return (socketAddress) => {
+    const peer = parseAddress(socketAddress);
+    return peer !== null && isTrusted(peer);
+  };
+}
+
+function checkedTrust(trustProxy: TrustProxy): TrustProxy {
   if (typeof trustProxy === 'number') {
     if (!Number.isSafeInteger(trustProxy) || trustProxy < 0) throw invalid(trustProxy);
-    return hopsResolver(trustProxy);
+    return trustProxy;
   }
   // Callers in JavaScript may pass anything, a comma-separated string for one.
   if (!Array.isArray(trustProxy)) throw invalid(trustProxy);
-  return listResolver(trustProxy);
+  return trustProxy;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../ports/logger.js';
-import { clientAddressResolver, type TrustProxy } from './client-address.js';
+import { clientAddressResolver, peerTrust, type TrustProxy } from './client-address.js';
 import { consumedBodyResponse } from './consumed-body.js';
 import { toErrorResponse } from './error-response.js';
 import { maxBodyBytes, readBody } from './read-body.js';
@@ -76,6 +76,7 @@ const announcesShortBody = (headers: Readonly<Record<string, string | undefined>
 export function createHttpHandler(routes: readonly Route[], options: HttpHandlerOptions): HttpHandler {
   const route = createRouter(routes);
   const clientAddressOf = clientAddressResolver(options.trustProxy);
+  const trustsPeer = peerTrust(options.trustProxy);
   const { gate } = options;
   return async (incoming) => {
     // Counted out in the step that answers: a stop waits for exactly the requests it let in.
@@ -103,6 +104,10 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
               : await readBody(incoming.body, headers['content-length']).then(() => noBody),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
+      const proto = headers['x-forwarded-proto'];
+      if (proto !== undefined && trustsPeer(incoming.clientAddress)) {
+        request.forwardedProto = proto.split(',')[0]?.trim().toLowerCase();
+      }
       // Counted in once the body is read: a stop waits for work under way, never for a client
       // still sending (a request whose body ends after the stop began gets the 503).
       if (gate !== undefined) {

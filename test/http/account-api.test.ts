@@ -315,11 +315,32 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
     );
     expect(page.text).toContain(`<script nonce="${nonce}">`);
     expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    // Behind a proxy that reports https, the cookie is Secure.
-    const proxied = await call(`${app.pagesUrl}/account`, {
+    // A client that claims https itself, with no proxy trusted, gets no Secure cookie.
+    const claimed = await call(`${app.pagesUrl}/account`, {
       headers: { cookie: `${appUserCookie}=alice%40acme.test`, 'x-forwarded-proto': 'https' },
     });
-    expect(proxied.headers.get('set-cookie')).toMatch(/; Secure$/);
+    expect(claimed.headers.get('set-cookie')).not.toMatch(/Secure/);
+  });
+
+  it('makes cookies Secure when a trusted proxy reports https, and only then', async () => {
+    app = await startAccountApp(kind, { trustProxy: ['127.0.0.1'] });
+    const cookieFor = async (proto: string | undefined) =>
+      (
+        await call(`${app.pagesUrl}/account`, {
+          headers: {
+            cookie: `${appUserCookie}=alice%40acme.test`,
+            ...(proto === undefined ? {} : { 'x-forwarded-proto': proto }),
+          },
+        })
+      ).headers.get('set-cookie');
+    expect(await cookieFor('https')).toMatch(/; Secure$/);
+    expect(await cookieFor('HTTPS, http')).toMatch(/; Secure$/);
+    expect(await cookieFor('http')).not.toMatch(/Secure/);
+    expect(await cookieFor(undefined)).not.toMatch(/Secure/);
+    await app.close();
+    // The peer (127.0.0.1) is no trusted proxy here: its header is a client's claim.
+    app = await startAccountApp(kind, { trustProxy: ['10.0.0.0/8'] });
+    expect(await cookieFor('https')).not.toMatch(/Secure/);
   });
 
   it('escapes what people typed wherever the pages show it', async () => {

@@ -6,6 +6,7 @@ import Koa from 'koa';
 import { type AccountPages, accountPages, type ResolveUser } from '../../account/index.js';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { TrustProxy } from '../../core/http/client-address.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
@@ -34,7 +35,7 @@ export interface AccountTestApp {
 export interface AccountTestAppOptions {
   storage?: StoragePorts;
   clock?: Clock;
-  trustProxy?: number;
+  trustProxy?: TrustProxy;
   /** The application's own sign-in page, where signed-out visitors of the pages go. */
   signInPath?: string;
 }

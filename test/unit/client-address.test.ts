@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddressResolver } from '../../core/http/client-address.js';
+import { clientAddressResolver, peerTrust } from '../../core/http/client-address.js';
 
 describe('the client address of a request (trustProxy)', () => {
   describe('trusting no proxy (the default, or 0)', () => {
@@ -95,5 +95,27 @@ describe('the client address of a request (trustProxy)', () => {
     ['a comma-separated string', '10.0.0.1, 10.0.0.2'],
   ])('refuses %s when the notifier is created', (_name, trust) => {
     expect(() => clientAddressResolver(trust as number | readonly string[])).toThrow(/trustProxy/);
+  });
+});
+
+describe('peerTrust', () => {
+  it('trusts every peer with a hop count of at least 1, none with 0', () => {
+    expect(peerTrust()('192.0.2.10')).toBe(false);
+    expect(peerTrust(0)('192.0.2.10')).toBe(false);
+    expect(peerTrust(2)('192.0.2.10')).toBe(true);
+  });
+
+  it('trusts a peer in the list, as written or IPv4-mapped, and nothing else', () => {
+    const trusts = peerTrust(['10.0.0.0/8', '::1']);
+    expect(trusts('10.1.2.3')).toBe(true);
+    expect(trusts('::ffff:10.1.2.3')).toBe(true);
+    expect(trusts('::1')).toBe(true);
+    expect(trusts('192.0.2.10')).toBe(false);
+    expect(trusts('not an address')).toBe(false);
+  });
+
+  it('refuses what clientAddressResolver refuses', () => {
+    expect(() => peerTrust(-1)).toThrow(/trustProxy/);
+    expect(() => peerTrust('10.0.0.1' as unknown as readonly string[])).toThrow(/trustProxy/);
   });
 });
