@@ -63,6 +63,7 @@ button.danger { background: var(--panel); color: var(--danger); border-color: va
 button.link { min-height: 0; padding: 0; border: 0; background: none; color: var(--accent); text-decoration: underline; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
+td { overflow-wrap: anywhere; }
 th { font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
 code { background: var(--code); border-radius: 4px; padding: 1px 5px; font-size: 90%; overflow-wrap: anywhere; }
 td > code:first-child { white-space: nowrap; }
@@ -91,7 +92,7 @@ section.panel.card { max-width: 420px; margin: 48px auto; }
   table.keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: 100%; }
   table.keys tr { border: 1px solid var(--line); border-radius: 10px; margin: 0 0 12px; padding: 6px 10px; }
-  table.keys td { border: 0; padding: 4px 0; display: flex; gap: 12px; justify-content: space-between; }
-  table.keys td::before { content: attr(data-label); font-weight: 600; color: var(--muted); }
+  table.keys td { border: 0; padding: 4px 0; display: flex; gap: 12px; justify-content: space-between; text-align: right; }
+  table.keys td::before { content: attr(data-label); flex: none; font-weight: 600; color: var(--muted); text-align: left; }
 }
 `;
