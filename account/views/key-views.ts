@@ -52,7 +52,21 @@ export function accountContent(view: AccountView): SafeHtml {
     <td>${revokeForm(`${basePath}/account/keys/${encodeURIComponent(key.id)}/revoke`, csrf, key, 'your')}</td>
   </tr>`,
   );
-  return html`<h1>API keys</h1>
+  // First in the content: opened without the script, the dialog is not modal and stands where it
+  // is written, so it covers the top of the page rather than waiting below the table.
+  return html`<dialog id="new-key-dialog" aria-labelledby="new-key-heading"${created ? html` open` : ''}>
+  <h2 id="new-key-heading">Your new API key</h2>
+  <p>Key “<span id="new-key-label">${created?.key.label}</span>”. Copy it now: it is shown only this once and
+  cannot be recovered.</p>
+  <div class="secret">
+    <label class="visually-hidden" for="new-key-value">New API key</label>
+    <input id="new-key-value" type="text" readonly value="${created?.apiKey ?? ''}"${created ? html` autofocus` : ''}>
+    <button type="button" id="copy-key" hidden>Copy</button>
+  </div>
+  <p id="copy-status" role="status"></p>
+  <form method="dialog" class="actions"><button type="submit">Done</button></form>
+</dialog>
+<h1>API keys</h1>
 <p class="lead">Personal keys for the notification API: programs send one in the <code>X-API-Key</code> header,
 and messages they send name you as the sender. A key is shown only once, when it is generated.</p>
 <p class="notice ok" role="status"${view.notice ? '' : html` hidden`}>${view.notice}</p>
@@ -82,18 +96,6 @@ and messages they send name you as the sender. A key is shown only once, when it
   </table>`
   }
 </section>
-<dialog id="new-key-dialog" aria-labelledby="new-key-heading"${created ? html` open` : ''}>
-  <h2 id="new-key-heading">Your new API key</h2>
-  <p>Key “<span id="new-key-label">${created?.key.label}</span>”. Copy it now: it is shown only this once and
-  cannot be recovered.</p>
-  <div class="secret">
-    <label class="visually-hidden" for="new-key-value">New API key</label>
-    <input id="new-key-value" type="text" readonly value="${created?.apiKey ?? ''}">
-    <button type="button" id="copy-key" hidden>Copy</button>
-  </div>
-  <p id="copy-status" role="status"></p>
-  <form method="dialog" class="actions"><button type="submit">Done</button></form>
-</dialog>
 ${confirmDialog}`;
 }
 
