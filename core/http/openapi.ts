@@ -46,6 +46,15 @@ const error = (description: string) => ({ description, ...json('Error') });
 const retryAfter = {
   'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
 };
+const replayed = {
+  'Idempotent-Replayed': {
+    schema: { type: 'string', enum: ['true'] },
+    description: 'Present when the answer is the stored one of an earlier send with this Idempotency-Key',
+  },
+};
+/** Said of every path: what an operation cannot declare, the answer to a method it does not serve. */
+const otherMethods =
+  'Any other method is answered 405 with an Allow header listing those served, in the Error shape.';
 
 let cached: JsonSchema | null = null;
 
@@ -66,6 +75,7 @@ export function openApiDocument(): JsonSchema {
     security: [{ apiKey: [] }],
     paths: {
       '/api/notify': {
+        description: otherMethods,
         post: {
           operationId: 'sendNotification',
           summary: 'Send a notification, interactive when response_request is present',
@@ -74,13 +84,15 @@ export function openApiDocument(): JsonSchema {
               name: 'Idempotency-Key',
               in: 'header',
               required: false,
-              schema: { type: 'string', minLength: 1, maxLength: 255 },
+              description: 'Makes retries of one send safe: repeats within 24 hours replay its answer',
+              schema: { type: 'string', pattern: '^[\\x20-\\x7E]{1,255}$' },
             },
           ],
           requestBody: { required: true, ...json('NotifyRequest') },
           responses: {
             '200': {
               description: 'Accepted and delivered',
+              headers: replayed,
               content: {
                 'application/json': { schema: { oneOf: [ref('NotificationSent'), ref('RequestCreated')] } },
               },
@@ -89,14 +101,18 @@ export function openApiDocument(): JsonSchema {
             '401': error('Missing or invalid API key'),
             '409': { ...error('The same Idempotency-Key is still being processed'), headers: retryAfter },
             '413': error('Body larger than 64 KiB'),
-            '422': error('Unknown recipients, or an Idempotency-Key reused with another body'),
+            '422': {
+              ...error('Unknown recipients, or an Idempotency-Key reused with another body'),
+              headers: replayed,
+            },
             '429': { ...error('Rate limit exceeded'), headers: retryAfter },
-            '500': error('Delivery failed'),
+            '500': error('Delivery failed, or an unexpected failure'),
             '503': { ...error('Storage temporarily unavailable'), headers: retryAfter },
           },
         },
       },
       '/api/notify/status/{request_id}': {
+        description: otherMethods,
         get: {
           operationId: 'getRequestStatus',
           summary: 'Status of an interactive request',
@@ -115,6 +131,7 @@ export function openApiDocument(): JsonSchema {
             '404': error('Request not found'),
             '413': error('A body (never used) larger than 64 KiB'),
             '429': { ...error('Rate limit exceeded'), headers: retryAfter },
+            '500': error('An unexpected failure'),
             '503': { ...error('Storage temporarily unavailable'), headers: retryAfter },
           },
         },

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectOk } from './client.js';
+import { call, expectOk, plainBody, send } from './client.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
 
 type Json = Record<string, unknown>;
@@ -102,7 +102,7 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
   it('documents the statuses of the status endpoint and the request_id format', () => {
     const get = ((doc.paths as Json)['/api/notify/status/{request_id}'] as Json).get as Json;
     expect(Object.keys(get.responses as Json)).toEqual(
-      expect.arrayContaining(['200', '400', '401', '404', '413', '429']),
+      expect.arrayContaining(['200', '400', '401', '404', '413', '429', '500']),
     );
     const parameter = ((get.parameters ?? []) as Json[]).find((p) => p.name === 'request_id');
     expect(parameter).toMatchObject({ in: 'path', required: true });
@@ -110,6 +110,25 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
     const status = bodySchema(doc, (get.responses as Json)['200']);
     expect(status.required).toEqual(expect.arrayContaining(['status', 'responses']));
     expect(((status.properties as Json).status as Json).enum).toEqual(['pending', 'finished']);
+  });
+
+  it('describes the Idempotency-Key as the server checks it, and the header of a replayed answer', async () => {
+    const post = ((doc.paths as Json)['/api/notify'] as Json).post as Json;
+    const parameter = ((post.parameters ?? []) as Json[]).find((p) => p.name === 'Idempotency-Key');
+    expect(parameter).toBeDefined();
+    const pattern = new RegExp(String((parameter!.schema as Json).pattern));
+    for (const key of ['deploy-42 retry', 'a\tb', 'caf\u00e9', 'x'.repeat(255), 'x'.repeat(256)]) {
+      const answer = await send(host, plainBody(), { idempotencyKey: key });
+      expect(answer.status !== 400, JSON.stringify(key)).toBe(pattern.test(key));
+    }
+    const replay = await send(host, plainBody(), { idempotencyKey: 'deploy-42 retry' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const responses = post.responses as Json;
+    for (const status of ['200', '422']) {
+      expect(Object.keys((responses[status] as Json).headers as Json), status).toContain(
+        'Idempotent-Replayed',
+      );
+    }
   });
 
   it('documents the error shape for every error status', () => {
