@@ -6,10 +6,13 @@ export interface ExpressNotifier {
   handle: HttpHandler;
 }
 
-function send(req: Request, res: Response, response: HttpResponse): void {
-  res.status(response.status).set(response.headers);
-  // Node counts the body it sends; it leaves a HEAD's out, and its length with it.
-  if (req.method === 'HEAD') res.set('content-length', String(Buffer.byteLength(response.body)));
+function send(res: Response, response: HttpResponse): void {
+  // The length is set, not left to Node: Node leaves it out of a HEAD's answer, and out of every
+  // answer to an HTTP/1.0 client, which then learns the end of the body only from the closing.
+  res
+    .status(response.status)
+    .set(response.headers)
+    .set('content-length', String(Buffer.byteLength(response.body)));
   res.end(response.body);
 }
 
@@ -18,6 +21,8 @@ function send(req: Request, res: Response, response: HttpResponse): void {
  * wherever it is mounted: `app.use('/notifications', notifyRouter(notifier))`. Mount it before any
  * body parser. Paths it does not serve go on to the next middleware. The client's address is the
  * socket's, or what `trustProxy` of the notifier trusts; Express's `trust proxy` plays no part.
+ * Express matches the mount path regardless of case unless the application sets
+ * `case sensitive routing` before mounting; the paths under it are matched exactly as sent.
  */
 export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -30,6 +35,6 @@ export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
         bodyConsumed: req.body !== undefined || req.readableEnded,
         clientAddress: req.socket.remoteAddress ?? '',
       })
-      .then((response) => (response ? send(req, res, response) : next()), next);
+      .then((response) => (response ? send(res, response) : next()), next);
   };
 }
