@@ -19,6 +19,9 @@ export async function createExpressApp(): Promise<{ app: Express; notifier: Noti
   await notifier.seed(demoSeed);
 
   const app = express();
+  // Before the first route or middleware: Express matches the mount path regardless of case
+  // otherwise, and the API's paths are matched exactly as sent.
+  app.set('case sensitive routing', true);
   // Before any body parser: the router needs the raw bytes.
   app.use('/notifications', notifyRouter(notifier));
   app.use(express.json());

@@ -19,8 +19,8 @@ async function listen(listener: Parameters<typeof createServer>[1]): Promise<str
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const send = (base: string) =>
-  fetch(`${base}/notifications/api/notify`, {
+const send = (base: string, path = '/notifications/api/notify') =>
+  fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'x-api-key': demoApiKey, 'content-type': 'application/json' },
     body: JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Deployed *v2*' }),
@@ -46,6 +46,8 @@ describe('the embedding examples', () => {
       body: '{"version":"v2"}',
     });
     expect(await own.json()).toEqual({ deploying: { version: 'v2' } });
+    // The mount path is matched as sent, as every path of the API is (Koa's prefix is too).
+    expect((await send(base, '/NOTIFICATIONS/api/notify')).status).toBe(404);
   });
 
   it('Koa: the API under /notifications, and the application keeps its own routes', async () => {
@@ -58,6 +60,7 @@ describe('the embedding examples', () => {
       notification_id: expect.stringMatching(/^notif_/),
     });
     expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: 'world' });
+    expect((await send(base, '/NOTIFICATIONS/api/notify')).status).toBe(404);
     const openapi = await fetch(`${base}/notifications/openapi.json`);
     expect((await openapi.json()).openapi).toBe('3.1.0');
   });
