@@ -777,8 +777,7 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       const key = `${keyPrefix}request:req_str`;
       await requests.createRequest(request('req_str', 0), { enqueue: [], cancel: [] });
       expect(await shared!.get(key)).toBe(
-        '0:["org_1",["usr_1","Ada"],0,"pending","Deploy?",["Yes","yes","No","no"],"onUserAction",60,' +
-          `${t0},${t0 + 3_600_000},null,null,null,["bob@example.test"]]`,
+        `0:["org_1",["usr_1","Ada"],0,0,"Deploy?",["Yes","yes","No","no"],0,60,${t0},null,["bob@example.test"]]`,
       );
       expect(await shared!.pTTL(key)).toBe(-1);
       const finished = { ...request('req_str', 1), status: 'finished' as const, finishedAt: t0 + 1 };

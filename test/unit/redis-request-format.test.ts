@@ -61,11 +61,41 @@ describe('stored form of a request on Redis', () => {
     expect(stored.length).toBeLessThan(JSON.stringify(request).length * 0.75);
     expect(stored).not.toContain(request.id);
     expect(stored.split('carol@example.test')).toHaveLength(2);
-    expect(stored).toMatch(/,"dave@example\.test"\]\]$/);
+    expect(stored).toMatch(/,"dave@example\.test"\],1893457000000,"deploy-7",\[/);
   });
 
-  it('reads the object form and the array form of earlier releases', () => {
+  it('writes the status and the mode as numbers, no end of the timeout the core would compute, and no trailing nulls', () => {
+    const fresh: InteractiveRequest = {
+      ...request,
+      status: 'pending',
+      mode: 'onUserAction',
+      expiresAt: request.createdAt + 30 * 60_000,
+      finishedAt: null,
+    };
+    const stored = encodeRequest(fresh);
+    expect(stored).toContain(
+      ',0,"Déployer *v2* ? 🚀\\nline \\"two\\"",["Oui","yes","Non, merci","no"],0,30,1893456000000,null,',
+    );
+    expect(decodeRequest(stored, fresh.id)).toEqual(fresh);
+    // Neither an answer time nor a reference nor a callback: the recipients end the record.
+    const bare = { ...fresh, externalReferenceId: null, callback: null };
+    expect(encodeRequest(bare)).toMatch(/,null,\[\["Bob@Example\.test",.*,"dave@example\.test"\]\]$/);
+    expect(decodeRequest(encodeRequest(bare), bare.id)).toEqual(bare);
+    // An end the core did not compute (a request written before a change of the rule) is kept.
+    const moved = { ...fresh, expiresAt: fresh.expiresAt + 1 };
+    expect(decodeRequest(encodeRequest(moved), moved.id)).toEqual(moved);
+  });
+
+  it('reads the object form and the array forms of earlier releases', () => {
     expect(decodeRequest(JSON.stringify(request), request.id)).toEqual(request);
+    // The release before: names for the status and the mode, the end of the timeout always.
+    const named =
+      '["acme \\"labs\\"",["usr_1","Alice \\\\ Doe"],3,"finished",' +
+      '"Déployer *v2* ? 🚀\\nline \\"two\\"",["Oui","yes","Non, merci","no"],"onTimeout",30,1893456000000,' +
+      '1893457800000,1893457000000,"deploy-7",["https://example.test/hook","whsec_abc"],' +
+      '[["Bob@Example.test","bob@example.test","yes",1893456100000,0],["carol@example.test",0,null,null,1],' +
+      '"dave@example.test"]]';
+    expect(decodeRequest(named, request.id)).toEqual(request);
     // The array form of the release before: the id after the sender, five entries per recipient.
     const earlier =
       '["acme \\"labs\\"",["usr_1","Alice \\\\ Doe"],"req_AAAAAAAAAAAAAAAAAAAAAAAA",3,"finished",' +
