@@ -19,6 +19,12 @@ import type {
 /** Seconds to wait on a 429 that carries no `Retry-After`. */
 const defaultRateLimitWaitSeconds = 1;
 
+/**
+ * The longest `Retry-After` a call waits out (10 minutes): a server that asks for more ends the call
+ * with its error at once, whose `retryAfterSeconds` tells the caller when to try again.
+ */
+const longestRetryAfterSeconds = 600;
+
 interface Call {
   method: 'GET' | 'POST';
   path: string;
@@ -113,7 +119,13 @@ export function createClient(options: ClientOptions): NotifyClient {
       }
 
       const failure = errorFromAnswer(response, text);
-      if (!worthRetrying(response.status, request.retryable) || attempt >= policy.maxAttempts) throw failure;
+      if (
+        !worthRetrying(response.status, request.retryable) ||
+        attempt >= policy.maxAttempts ||
+        (failure.retryAfterSeconds ?? 0) > longestRetryAfterSeconds
+      ) {
+        throw failure;
+      }
       const retryAfterMs =
         failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
       const delay =

@@ -46,7 +46,8 @@ export function pause(sleep: Sleep, ms: number, signal: AbortSignal | undefined)
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
+  // Too many digits to count exactly (`Infinity` past 308) is no reading of a number of seconds.
+  if (/^\d+$/.test(text)) return Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
   if (/^[+-]?\d/.test(text)) return undefined; // a malformed number, not an HTTP date
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;

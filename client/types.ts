@@ -38,7 +38,10 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** Upper bound of the first backoff delay; it doubles per attempt (default 250 ms). */
   baseDelayMs?: number;
-  /** Upper bound of any backoff delay (default 10 000 ms). A `Retry-After` may ask for more. */
+  /**
+   * Upper bound of any backoff delay (default 10 000 ms). A `Retry-After` may ask for more, up to
+   * 10 minutes; one that asks for longer ends the call with its error at once.
+   */
   maxDelayMs?: number;
 }
 

@@ -449,4 +449,35 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter('-1', now)).toBeUndefined();
   });
+
+  it('reads no number of seconds too large to count exactly', () => {
+    expect(parseRetryAfter('9007199254740991')).toBe(9007199254740991);
+    expect(parseRetryAfter('9007199254740993')).toBeUndefined();
+    expect(parseRetryAfter('9'.repeat(400))).toBeUndefined();
+  });
+});
+
+describe('a Retry-After longer than 10 minutes', () => {
+  it('ends the call with its error at once, rather than waiting it out', async () => {
+    for (const status of [429, 503]) {
+      const { client, seen, delays } = scripted([error(status, 'later', { 'retry-after': '601' })]);
+      await expect(client.send({ user_emails: ['bob@acme.test'], message: 'Hi' })).rejects.toMatchObject({
+        status,
+        retryAfterSeconds: 601,
+      });
+      expect(seen).toHaveLength(1);
+      expect(delays).toEqual([]);
+    }
+  });
+
+  it('is waited out up to 10 minutes, and an unreadable one is ignored', async () => {
+    const { client, delays } = scripted([
+      error(503, 'later', { 'retry-after': '600' }),
+      error(503, 'later', { 'retry-after': '9'.repeat(400) }),
+      sent(),
+    ]);
+    await client.send({ user_emails: ['bob@acme.test'], message: 'Hi' });
+    expect(delays[0]).toBe(600_000);
+    expect(delays[1]).toBeLessThan(10_000);
+  });
 });
