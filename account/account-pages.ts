@@ -46,7 +46,7 @@ export interface AccountPagesOptions {
   basePath?: string;
   /**
    * `Secure` on the cookies: `true` always (an https application), `false` never, `'auto'` (default)
-   * when a proxy reports https in `X-Forwarded-Proto`.
+   * when a proxy trusted by `trustProxy` reports https in `X-Forwarded-Proto` (without one, never).
    */
   secureCookies?: boolean | 'auto';
   /**

@@ -124,17 +124,50 @@ export function clientAddressResolver(trustProxy: TrustProxy = 0): ClientAddress
 }
 
 /**
- * Whether the peer of a connection (the socket's address) is a trusted proxy, whose
- * `X-Forwarded-*` headers may be believed: with a hop count, any peer once it is at least 1.
+ * Reads the protocol the client used from `X-Forwarded-Proto`, the socket's address and
+ * `X-Forwarded-For`: undefined unless the peer of the connection is a trusted proxy.
+ */
+export type ForwardedProtoReader = (
+  socketAddress: string,
+  forwardedFor: string | undefined,
+  forwardedProto: string,
+) => string | undefined;
+
+/**
+ * The entry of `X-Forwarded-Proto` the outermost of `hops` trusted proxies wrote, each appending
+ * one as they do to `X-Forwarded-For`: `hops` from the right, so that what a client wrote itself,
+ * to the left, is never read. Fewer entries than proxies: those that set the header rather than
+ * append to it, and the left-most is the outermost one's. Lower-case; undefined when empty.
+ */
+function protoOf(forwardedProto: string, hops: number): string | undefined {
+  const entries = forwardedProto.split(',');
+  const entry = entries[Math.max(0, entries.length - hops)]?.trim().toLowerCase();
+  return entry === '' ? undefined : entry;
+}
+
+/**
+ * The reader of `X-Forwarded-Proto` for a `trustProxy` setting, whose proxies it believes as
+ * {@link clientAddressResolver} does theirs `X-Forwarded-For`.
  * @throws RangeError as {@link clientAddressResolver} does.
  */
-export function peerTrust(trustProxy: TrustProxy = 0): (socketAddress: string) => boolean {
+export function forwardedProtoReader(trustProxy: TrustProxy = 0): ForwardedProtoReader {
   const trust = checkedTrust(trustProxy);
-  if (typeof trust === 'number') return () => trust > 0;
+  if (typeof trust === 'number') {
+    return (_socketAddress, _forwardedFor, forwardedProto) =>
+      trust === 0 ? undefined : protoOf(forwardedProto, trust);
+  }
   const isTrusted = trustedIn(trust);
-  return (socketAddress) => {
+  return (socketAddress, forwardedFor, forwardedProto) => {
     const peer = parseAddress(socketAddress);
-    return peer !== null && isTrusted(peer);
+    if (peer === null || !isTrusted(peer)) return undefined;
+    // The trusted proxies between the client and this service: the peer, and each trusted one it reports.
+    let hops = 1;
+    const entries = forwardedEntries(forwardedFor);
+    for (let reported = parseAddress(entries.pop() ?? ''); reported !== null && isTrusted(reported); ) {
+      hops += 1;
+      reported = parseAddress(entries.pop() ?? '');
+    }
+    return protoOf(forwardedProto, hops);
   };
 }
 

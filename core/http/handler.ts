@@ -1,5 +1,5 @@
 import type { Logger } from '../ports/logger.js';
-import { clientAddressResolver, peerTrust, type TrustProxy } from './client-address.js';
+import { clientAddressResolver, forwardedProtoReader, type TrustProxy } from './client-address.js';
 import { consumedBodyResponse } from './consumed-body.js';
 import { toErrorResponse } from './error-response.js';
 import { maxBodyBytes, readBody } from './read-body.js';
@@ -76,7 +76,7 @@ const announcesShortBody = (headers: Readonly<Record<string, string | undefined>
 export function createHttpHandler(routes: readonly Route[], options: HttpHandlerOptions): HttpHandler {
   const route = createRouter(routes);
   const clientAddressOf = clientAddressResolver(options.trustProxy);
-  const trustsPeer = peerTrust(options.trustProxy);
+  const forwardedProtoOf = forwardedProtoReader(options.trustProxy);
   const { gate } = options;
   return async (incoming) => {
     // Counted out in the step that answers: a stop waits for exactly the requests it let in.
@@ -105,8 +105,9 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
       const proto = headers['x-forwarded-proto'];
-      if (proto !== undefined && trustsPeer(incoming.clientAddress)) {
-        request.forwardedProto = proto.split(',')[0]?.trim().toLowerCase();
+      if (proto !== undefined) {
+        const forwardedProto = forwardedProtoOf(incoming.clientAddress, headers['x-forwarded-for'], proto);
+        if (forwardedProto !== undefined) request.forwardedProto = forwardedProto;
       }
       // Counted in once the body is read: a stop waits for work under way, never for a client
       // still sending (a request whose body ends after the stop began gets the 503).

@@ -15,9 +15,10 @@ export interface HttpRequest {
    */
   clientAddress: string;
   /**
-   * The protocol the client used as a trusted proxy reports it in `X-Forwarded-Proto`: its
-   * left-most value, lower-case (`https`). Absent without the header, or when the peer of the
-   * connection is no trusted proxy (`NotifierOptions.trustProxy`): a client's own claim.
+   * The protocol the client used as the trusted proxies report it in `X-Forwarded-Proto`
+   * (`NotifierOptions.trustProxy`), lower-case (`https`): the entry the outermost of them appended,
+   * counted from the right as for `X-Forwarded-For`. Absent without the header or without such an
+   * entry, or when the peer of the connection is no trusted proxy: what a client claims itself.
    */
   forwardedProto?: string;
 }

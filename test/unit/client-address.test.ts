@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddressResolver, peerTrust } from '../../core/http/client-address.js';
+import { clientAddressResolver, forwardedProtoReader } from '../../core/http/client-address.js';
 
 describe('the client address of a request (trustProxy)', () => {
   describe('trusting no proxy (the default, or 0)', () => {
@@ -98,24 +98,33 @@ describe('the client address of a request (trustProxy)', () => {
   });
 });
 
-describe('peerTrust', () => {
-  it('trusts every peer with a hop count of at least 1, none with 0', () => {
-    expect(peerTrust()('192.0.2.10')).toBe(false);
-    expect(peerTrust(0)('192.0.2.10')).toBe(false);
-    expect(peerTrust(2)('192.0.2.10')).toBe(true);
+describe('forwardedProtoReader', () => {
+  it('believes no one with a hop count of 0, and what the outermost of n proxies appended with n', () => {
+    expect(forwardedProtoReader()('192.0.2.10', undefined, 'https')).toBeUndefined();
+    expect(forwardedProtoReader(0)('192.0.2.10', undefined, 'https')).toBeUndefined();
+    expect(forwardedProtoReader(1)('192.0.2.10', undefined, 'HTTPS')).toBe('https');
+    // The client wrote `https` itself; the one proxy appended what it saw.
+    expect(forwardedProtoReader(1)('192.0.2.10', '198.51.100.7', 'https, http')).toBe('http');
+    expect(forwardedProtoReader(2)('192.0.2.10', undefined, 'http, https, http')).toBe('https');
+    // Proxies that set the header rather than append: the one value there is.
+    expect(forwardedProtoReader(2)('192.0.2.10', undefined, 'https')).toBe('https');
+    expect(forwardedProtoReader(1)('192.0.2.10', undefined, '')).toBeUndefined();
+    expect(forwardedProtoReader(1)('192.0.2.10', undefined, 'https, ')).toBeUndefined();
   });
 
-  it('trusts a peer in the list, as written or IPv4-mapped, and nothing else', () => {
-    const trusts = peerTrust(['10.0.0.0/8', '::1']);
-    expect(trusts('10.1.2.3')).toBe(true);
-    expect(trusts('::ffff:10.1.2.3')).toBe(true);
-    expect(trusts('::1')).toBe(true);
-    expect(trusts('192.0.2.10')).toBe(false);
-    expect(trusts('not an address')).toBe(false);
+  it('believes a listed peer, counting the trusted proxies it reports, and nothing else', () => {
+    const read = forwardedProtoReader(['10.0.0.0/8', '::1']);
+    expect(read('10.1.2.3', undefined, 'https')).toBe('https');
+    expect(read('::ffff:10.1.2.3', '198.51.100.7', 'https')).toBe('https');
+    expect(read('::1', '198.51.100.7', 'https, http')).toBe('http');
+    // Two trusted proxies (10.0.0.2 reported by the peer): the outer one's entry.
+    expect(read('10.0.0.1', '198.51.100.7, 10.0.0.2', 'http, https, http')).toBe('https');
+    expect(read('192.0.2.10', undefined, 'https')).toBeUndefined();
+    expect(read('not an address', undefined, 'https')).toBeUndefined();
   });
 
   it('refuses what clientAddressResolver refuses', () => {
-    expect(() => peerTrust(-1)).toThrow(/trustProxy/);
-    expect(() => peerTrust('10.0.0.1' as unknown as readonly string[])).toThrow(/trustProxy/);
+    expect(() => forwardedProtoReader(-1)).toThrow(/trustProxy/);
+    expect(() => forwardedProtoReader('10.0.0.1' as unknown as readonly string[])).toThrow(/trustProxy/);
   });
 });
