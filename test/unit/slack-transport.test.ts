@@ -228,6 +228,29 @@ describe('Slack transport against a fake Slack Web API', () => {
     });
   });
 
+  it('posts no message twice when Slack answers a post after the timeout: the recipient is named in the 500', async () => {
+    const { slack, send } = await start({ requestTimeoutMs: 300 });
+    const release = slack.hold('chat.postMessage');
+    const answer = send({ user_emails: [bob], message: 'Deploy started' });
+    // undici keeps its deadlines on a coarse timer: the call times out within about a second.
+    const sent = await answer;
+    release();
+    expect(sent.status).toBe(500);
+    expect(sent.json.details).toContain(bob);
+    // Slack posted the held call once it was let through; nothing posted it a second time.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['Deploy started']);
+  });
+
+  it('posts again after a 5xx, a failure Slack answered', async () => {
+    const { slack, send } = await start();
+    slack.inject('chat.postMessage', { kind: 'http-error', status: 502 });
+    expect((await send({ user_emails: [bob], message: 'one' })).status).toBe(200);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
+  });
+
   it('gives up after the bounded retries, names the recipient in the 500, and a retry delivers only the missing copy', async () => {
     const { slack, send } = await start();
     slack.inject('chat.postMessage', { kind: 'http-error', status: 503 }, 2, {

@@ -7,7 +7,7 @@ import {
   type WebClientOptions,
 } from '@slack/web-api';
 import type { Logger } from '../../../core/adapter-kit.js';
-import { webApiFetch } from './web-api-fetch.js';
+import { PostOutcomeUnknownError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
 export interface SlackRetryOptions {
@@ -35,6 +35,18 @@ export interface SlackClientSettings {
   logger: Logger;
 }
 
+/**
+ * What stops the client's retries of a post whose outcome is unknown. The client hands its retry
+ * settings to `p-retry`, which gives up when `onFailedAttempt` throws; the SDK's type of those
+ * settings does not name that member, hence this object of its own.
+ */
+const neverRetried = {
+  onFailedAttempt(error: unknown): void {
+    const original = (error as { original?: unknown } | null)?.original;
+    if (original instanceof PostOutcomeUnknownError) throw error;
+  },
+};
+
 /** One `WebClient` per bot token, built on first use and kept. */
 export type SlackClients = (botToken: string) => WebClient;
 
@@ -50,6 +62,7 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
       minTimeout: settings.retry.minDelayMs ?? 1000,
       maxTimeout: settings.retry.maxDelayMs ?? 10_000,
       randomize: true,
+      ...neverRetried,
     },
     // The deadline is kept by the fetch: the client's own costs a transferable signal per call.
     fetch: webApiFetch(settings.requestTimeoutMs),

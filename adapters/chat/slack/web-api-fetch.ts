@@ -7,6 +7,26 @@ import { Agent, type Dispatcher, request } from 'undici';
 type FetchResponse = Awaited<ReturnType<FetchFunction>>;
 
 /**
+ * A post to Slack that failed once it was sent (it timed out, or the connection was cut before the
+ * answer came): Slack may have posted the message, and posting it again could show it twice, so the
+ * client must not retry it (`clients.ts`).
+ */
+export class PostOutcomeUnknownError extends Error {}
+
+/** Codes of failures to connect: such a call never reached Slack, and may be made again. */
+const neverSent = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** The methods that post something new: calling one twice makes two of it. */
+const posting = /\/chat\.postMessage$/;
+
+/**
  * The `fetch` of the transport's Web API clients: undici's `request` on one keep-alive connection
  * pool, with a deadline of `timeoutMs` for the answer's headers and again for its body (0: none).
  *
@@ -42,9 +62,17 @@ export function webApiFetch(timeoutMs: number): FetchFunction {
       const bytes = await decoded(answer, Buffer.from(await answer.body.arrayBuffer()));
       return fetchResponse(String(url), answer, bytes);
     } catch (error) {
-      throw timedOut(error)
+      const failure = timedOut(error)
         ? new Error(`Slack Web API call timed out after ${timeoutMs} ms`, { cause: error })
         : error;
+      const code = (error as { code?: unknown } | null)?.code;
+      if (posting.test(String(url)) && !(typeof code === 'string' && neverSent.has(code))) {
+        throw new PostOutcomeUnknownError(
+          `Slack may have posted the message, so it is not posted again: ${String(failure)}`,
+          { cause: failure },
+        );
+      }
+      throw failure;
     }
   };
 }
