@@ -206,6 +206,30 @@ describe('Teams transport: failures', () => {
     expect(w.connector.callsTo('send')).toHaveLength(2);
   });
 
+  it('fails only this delivery on a 403 that says nothing of removal (an app an admin disabled), and tries again next time', async () => {
+    const w = await start();
+    await w.install(bob);
+    w.connector.inject('send', { status: 403, code: 'BotDisabledByAdmin' });
+    const answer = await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' });
+    expect(answer.status).toBe(500);
+    expect(answer.json.details).toContain('bob@acme.test');
+    expect(w.logs.some((line) => line.startsWith('Teams user unreachable'))).toBe(false);
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Again' })).status).toBe(200);
+    expect(w.connector.messagesOf(bob.id)).toHaveLength(1);
+  });
+
+  it('marks a user who blocked the bot unreachable, as one who removed it', async () => {
+    const w = await start();
+    await w.install(bob);
+    w.connector.inject('send', { status: 403, code: 'ConversationBlockedByUser' });
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' })).status).toBe(500);
+    expect(w.logs.some((line) => line.startsWith('Teams user unreachable') && line.includes(bob.id))).toBe(
+      true,
+    );
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Again' })).status).toBe(500);
+    expect(w.connector.callsTo('send')).toHaveLength(1);
+  });
+
   it.each([
     [429, 0],
     [412, undefined],

@@ -51,6 +51,13 @@ export function httpStatusOf(error: unknown): number | null {
   return error instanceof HttpError ? error.status : null;
 }
 
+/** The `error.code` of a failed Bot Connector call's body (`BotNotInConversationRoster`, …), or null. */
+export function connectorErrorCodeOf(error: unknown): string | null {
+  if (!(error instanceof HttpError)) return null;
+  const code = (error.response.data as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === 'string' ? code : null;
+}
+
 /**
  * The pause before retry number `attempt` (0 for the first retry) after `error`, or null when the
  * call must not be tried again. The pause doubles from `minDelayMs` up to `maxDelayMs`, drawn in its

@@ -21,9 +21,13 @@ import { activityTokenVerifier } from './inbound-auth.js';
 import { markUnreachable } from './linking.js';
 import { type TeamsMember, teamsMembers } from './members.js';
 import { slidingWindowPacer } from './pacer.js';
-import { httpStatusOf, retryPolicy, type TeamsRetryOptions } from './retry.js';
+import { connectorErrorCodeOf, httpStatusOf, retryPolicy, type TeamsRetryOptions } from './retry.js';
+
 import { normalizeTenantId, type TeamsTenants } from './tenants.js';
 import { connectionsOf, type TeamsTokenProvider } from './token-provider.js';
+
+/** Codes of a `403` that mean the user removed or blocked the app. */
+const goneCodes: ReadonlySet<string> = new Set(['BotNotInConversationRoster', 'ConversationBlockedByUser']);
 
 /** Settings of {@link teamsTransport}. */
 export interface TeamsTransportOptions {
@@ -107,9 +111,15 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     return connected;
   };
 
-  /** A `403` means the app was removed or blocked: the user is not tried again until reinstalled. */
+  /**
+   * A `403` that says the app was removed or blocked: the user is not tried again until they
+   * install it again, which Teams tells. Any other `403` (an app an admin disabled, say) fails this
+   * delivery only: nothing would tell when it passes.
+   */
   const markedWhenForbidden = async (tenantId: string, userId: string, error: unknown): Promise<never> => {
-    if (httpStatusOf(error) === 403) await markUnreachable(state(), tenantId, userId);
+    if (httpStatusOf(error) === 403 && goneCodes.has(connectorErrorCodeOf(error) ?? '')) {
+      await markUnreachable(state(), tenantId, userId);
+    }
     throw error;
   };
 
