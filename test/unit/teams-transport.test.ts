@@ -218,6 +218,21 @@ describe('Teams transport: failures', () => {
     expect(w.connector.messagesOf(bob.id)).toHaveLength(1);
   });
 
+  it('opens a new personal conversation when the kept one is gone (404), and posts there', async () => {
+    const w = await start();
+    await w.install(bob);
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'First' })).status).toBe(200);
+    const created = w.connector.callsTo('create').length;
+    w.connector.inject('send', { status: 404, code: 'ConversationNotFound' });
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Second' })).status).toBe(200);
+    expect(w.connector.callsTo('create')).toHaveLength(created + 1);
+    expect(w.connector.callsTo('send').map((call) => call.status)).toEqual([201, 404, 201]);
+    expect(w.connector.messagesOf(bob.id).map((message) => message.text)).toEqual(['First', 'Second']);
+    // The new conversation is kept: the next send opens none.
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Third' })).status).toBe(200);
+    expect(w.connector.callsTo('create')).toHaveLength(created + 1);
+  });
+
   it('marks a user who blocked the bot unreachable, as one who removed it', async () => {
     const w = await start();
     await w.install(bob);

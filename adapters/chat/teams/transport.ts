@@ -201,16 +201,25 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       if (member === null || member.unreachable) {
         throw new NotifyError('not_found', 'This Teams user is not linked, or no longer reachable');
       }
-      const conversationId = await conversationOf(member);
-      const target: ConversationTarget = {
-        serviceUrl: member.serviceUrl,
-        conversationId,
-        agent: member.agent,
-      };
       const card = adaptiveCard(view);
-      const activityId = await connector
-        .send(target, cardMessage(view, card))
-        .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
+      const post = (conversationId: string): Promise<string> =>
+        connector
+          .send(
+            { serviceUrl: member.serviceUrl, conversationId, agent: member.agent },
+            cardMessage(view, card),
+          )
+          .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
+      let conversationId = await conversationOf(member);
+      let activityId: string;
+      try {
+        activityId = await post(conversationId);
+      } catch (error) {
+        // The kept personal conversation is gone (Teams answers `404 ConversationNotFound`): nothing
+        // was posted, and a new one is opened and kept in its place.
+        if (httpStatusOf(error) !== 404 || member.conversationId === null) throw error;
+        conversationId = await conversationOf({ ...member, conversationId: null });
+        activityId = await post(conversationId);
+      }
       if (view.kind !== 'interactive') return { conversationId, activityId };
       return teamsRef(
         { conversationId, activityId },
