@@ -7,8 +7,12 @@ export interface OpenedStorage {
   close(): Promise<void>;
 }
 
-/** Where the URL's password would be, masked for logs. */
-export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+/**
+ * The URL with its password masked, for logs and `/healthz`: everything from the `:` after the user
+ * name to the last `@`, so that a password holding an `@` or a `/` the operator did not encode is
+ * masked whole too (masking more than the password, never less).
+ */
+export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[\s\S]*@/, '//$1:***@');
 
 // Drivers load only when selected, so a memory-only start needs neither.
 async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {

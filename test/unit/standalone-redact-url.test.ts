@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from '../../examples/standalone/open-storage.js';
+
+describe('redactUrl', () => {
+  it.each([
+    ['redis://app:s3cret@127.0.0.1:6379', 'redis://app:***@127.0.0.1:6379'],
+    ['redis://:s3cret@127.0.0.1:6379/2', 'redis://:***@127.0.0.1:6379/2'],
+    // Passwords the operator did not percent-encode: an `@` or a `/` inside.
+    ['redis://:p@ssw0rd@127.0.0.1:6379', 'redis://:***@127.0.0.1:6379'],
+    ['redis://user:se/cret@127.0.0.1:6379', 'redis://user:***@127.0.0.1:6379'],
+    ['mongodb+srv://u:a/b@c@cluster.example/notify', 'mongodb+srv://u:***@cluster.example/notify'],
+  ])('masks the whole password of %s', (url, masked) => {
+    expect(redactUrl(url)).toBe(masked);
+  });
+
+  it('leaves a URL without a password as it is', () => {
+    expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(redactUrl('redis://user@127.0.0.1:6379')).toBe('redis://user@127.0.0.1:6379');
+    expect(redactUrl('memory')).toBe('memory');
+  });
+});
