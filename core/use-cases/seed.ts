@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CoreContext } from '../context.js';
+import { normalizeEmail } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import { emailAddress } from '../schemas/email-address.js';
 import { storeApiKey } from './api-keys.js';
@@ -14,20 +15,53 @@ const seedUserSchema = z.strictObject({
   apiKeys: z.array(seedKeySchema).default([]),
 });
 
-/** The seed file of README.md#the-standalone-service: organizations, their users and their users' keys (plaintext). */
-export const seedSchema = z.strictObject({
-  organizations: z.array(
-    z.strictObject({
-      id: z.string().min(1),
-      name: z.string().min(1),
-      users: z.array(seedUserSchema),
-      /** The organization's Slack workspace installation, read by the standalone host's Slack transport. */
-      slack: z.strictObject({ teamId: z.string().min(1), botToken: z.string().min(1) }).optional(),
-      /** The organization's Microsoft 365 tenant, read by the standalone host's Teams transport. */
-      teams: z.strictObject({ tenantId: z.string().min(1) }).optional(),
-    }),
-  ),
-});
+/**
+ * The seed file of README.md#the-standalone-service: organizations, their users and their users' keys
+ * (plaintext). An organization id, a user's address within an organization (as the directory compares
+ * them, case aside) and a key may each appear once: a second would silently replace the first (a
+ * user's name and role) or be dropped (a key stays with the user it was first given to).
+ */
+export const seedSchema = z
+  .strictObject({
+    organizations: z.array(
+      z.strictObject({
+        id: z.string().min(1),
+        name: z.string().min(1),
+        users: z.array(seedUserSchema),
+        /** The organization's Slack workspace installation, read by the standalone host's Slack transport. */
+        slack: z.strictObject({ teamId: z.string().min(1), botToken: z.string().min(1) }).optional(),
+        /** The organization's Microsoft 365 tenant, read by the standalone host's Teams transport. */
+        teams: z.strictObject({ tenantId: z.string().min(1) }).optional(),
+      }),
+    ),
+  })
+  .superRefine(({ organizations }, context) => {
+    const once = (seen: Map<string, string>, value: string, path: (string | number)[], what: string) => {
+      const first = seen.get(value);
+      if (first === undefined)
+        seen.set(
+          value,
+          path
+            .map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`))
+            .join('')
+            .slice(1),
+        );
+      else context.addIssue({ code: 'custom', path, message: `${what} already given at ${first}` });
+    };
+    const organizationIds = new Map<string, string>();
+    const keys = new Map<string, string>();
+    organizations.forEach((organization, o) => {
+      once(organizationIds, organization.id, ['organizations', o, 'id'], 'this organization id is');
+      const emails = new Map<string, string>();
+      organization.users.forEach((user, u) => {
+        const at: (string | number)[] = ['organizations', o, 'users', u];
+        once(emails, normalizeEmail(user.email), [...at, 'email'], 'this user is');
+        user.apiKeys.forEach((key, k) => {
+          once(keys, key.key, [...at, 'apiKeys', k, 'key'], 'this key is');
+        });
+      });
+    });
+  });
 
 /** A seed, as written in its file. */
 export type Seed = z.input<typeof seedSchema>;

@@ -46,3 +46,45 @@ describe('seeding API keys', () => {
     expect(keys.find((key) => key.digest === alice.digest)?.id).toBe(alice.id);
   });
 });
+
+describe('a seed that names something twice', () => {
+  const user = (email: string, key?: string) => ({
+    email,
+    name: email,
+    ...(key === undefined ? {} : { apiKeys: [{ label: 'key', key }] }),
+  });
+  const organization = (id: string, users: ReturnType<typeof user>[]) => ({ id, name: id, users });
+
+  it.each([
+    [
+      'an organization id',
+      [organization('o1', [user('a@o1.test')]), organization('o1', [user('b@o1.test')])],
+      'this organization id is already given at organizations[0].id\n  → at organizations[1].id',
+    ],
+    [
+      'a user of one organization, case aside',
+      [organization('o1', [user('alice@o1.test'), user('ALICE@o1.test')])],
+      'this user is already given at organizations[0].users[0].email\n  → at organizations[0].users[1].email',
+    ],
+    [
+      'a key, given to two users',
+      [
+        organization('o1', [user('alice@o1.test', 'cnk_shared_0000000000000001')]),
+        organization('o2', [user('bob@o2.test', 'cnk_shared_0000000000000001')]),
+      ],
+      'this key is already given at organizations[0].users[0].apiKeys[0].key\n  → at organizations[1].users[0].apiKeys[0].key',
+    ],
+  ])('is refused, naming where (%s), and loads nothing', async (_what, organizations, where) => {
+    const storage = memoryStorage();
+    const notifier = createNotifier({ storage, transports: [] });
+    await expect(notifier.seed({ organizations })).rejects.toThrow(where);
+    expect(await storage.directory.listUsers()).toEqual([]);
+  });
+
+  it('allows one address in two organizations', async () => {
+    const notifier = createNotifier({ storage: memoryStorage(), transports: [] });
+    await notifier.seed({
+      organizations: [organization('o1', [user('alice@x.test')]), organization('o2', [user('alice@x.test')])],
+    });
+  });
+});
