@@ -84,6 +84,10 @@ export async function startStandalone(
 
   let opened: OpenedStorage | undefined;
   try {
+    // Read before the wait for storage: a seed or a platform setting in error says so at once, not
+    // once the storage answers.
+    const seed = await loadSeed(config.NOTIFY_SEED);
+    const transports = await chatTransports(config, seed, logger);
     opened = await waitForStorage(
       () => openStorage(config.NOTIFY_STORAGE, { redisPrefix: config.NOTIFY_REDIS_PREFIX, logger }),
       {
@@ -96,8 +100,6 @@ export async function startStandalone(
         },
       },
     );
-    const seed = await loadSeed(config.NOTIFY_SEED);
-    const transports = await chatTransports(config, seed, logger);
     const ready = createNotifier({
       storage: opened.storage,
       transports,

@@ -1,5 +1,6 @@
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Logger, StoragePorts } from '../../core/index.js';
+import { describeError, StorageSettingError } from './storage-wait.js';
 
 /** Storage and the means to release its connection. */
 export interface OpenedStorage {
@@ -14,9 +15,33 @@ export interface OpenedStorage {
  */
 export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[\s\S]*@/, '//$1:***@');
 
+/** A driver `NOTIFY_STORAGE` selects, loaded; a setting error when it is not installed. */
+async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new StorageSettingError(
+      `NOTIFY_STORAGE selects ${name}, whose driver is not installed: npm install ${name}`,
+    );
+  }
+}
+
+/** Answers of a server that waiting does not change: a wrong password or user, no such database. */
+const refusedSetting =
+  /WRONGPASS|NOAUTH|invalid password|called without any password|DB index is out of range|Authentication failed/i;
+
+/** The error of a failed connection, as a setting error when it is one. */
+function connectionError(error: unknown, target: string): unknown {
+  const reason = describeError(error);
+  return refusedSetting.test(reason)
+    ? new StorageSettingError(`storage ${target} refused the setting: ${reason}`)
+    : error;
+}
+
 // Drivers load only when selected, so a memory-only start needs neither.
 async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {
-  const { createClient } = await import('redis');
+  const { createClient } = await driver('redis', () => import('redis'));
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
   // Until the first connection this client does not retry: the start-up wait does, and logs each
   // try. Once connected, it reconnects by itself, and commands fail at once while disconnected
@@ -41,7 +66,11 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
     down = false;
     logger.info('redis connection restored');
   });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw connectionError(error, redactUrl(url));
+  }
   connected = true;
   return {
     storage: redisStorage({ client, keyPrefix }),
@@ -52,7 +81,7 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
 }
 
 async function openMongo(url: string): Promise<OpenedStorage> {
-  const { MongoClient } = await import('mongodb');
+  const { MongoClient } = await driver('mongodb', () => import('mongodb'));
   const { ensureMongoIndexes, mongoStorage } = await import('../../adapters/storage/mongo/index.js');
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
   try {
@@ -62,16 +91,37 @@ async function openMongo(url: string): Promise<OpenedStorage> {
     return { storage: mongoStorage({ db }), close: () => client.close() };
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw error;
+    throw connectionError(error, redactUrl(url));
   }
 }
 
-/** Checks that `NOTIFY_STORAGE` names a storage: `memory`, `redis://…` / `rediss://…`, or `mongodb://…` / `mongodb+srv://…`. */
+/**
+ * Checks that `NOTIFY_STORAGE` names a storage: `memory`, a `redis://…` / `rediss://…` URL whose
+ * path is empty or a database number, or a `mongodb://…` / `mongodb+srv://…` URL.
+ */
 export function checkStorageSetting(setting: string): void {
-  if (setting === 'memory' || /^rediss?:\/\//.test(setting) || /^mongodb(\+srv)?:\/\//.test(setting)) return;
-  throw new Error(
-    `NOTIFY_STORAGE must be "memory", a redis:// URL or a mongodb:// URL; got ${redactUrl(setting)}`,
-  );
+  if (setting === 'memory') return;
+  const redis = /^rediss?:\/\//.test(setting);
+  if (!redis && !/^mongodb(\+srv)?:\/\//.test(setting)) {
+    throw new Error(
+      `NOTIFY_STORAGE must be "memory", a redis:// URL or a mongodb:// URL; got ${redactUrl(setting)}`,
+    );
+  }
+  // The MongoDB driver parses its own URLs (several hosts, a `+srv` name), and says what it refuses.
+  if (!redis) return;
+  let url: URL;
+  try {
+    url = new URL(setting);
+  } catch {
+    throw new Error(
+      `NOTIFY_STORAGE is no valid URL (a password with @, / or : must be percent-encoded); got ${redactUrl(setting)}`,
+    );
+  }
+  if (!/^\/?\d*$/.test(url.pathname)) {
+    throw new Error(
+      `NOTIFY_STORAGE: the path of a redis:// URL is a database number (redis://host:6379/2); got ${redactUrl(setting)}`,
+    );
+  }
 }
 
 /** Makes one try at opening the storage that `NOTIFY_STORAGE` names (see {@link checkStorageSetting}). */

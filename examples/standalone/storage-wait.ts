@@ -21,6 +21,12 @@ export interface StorageWaitOptions {
   onFailure(reason: string): void;
 }
 
+/**
+ * A failure that waiting does not mend: a driver that is not installed, a password or database the
+ * server refuses. The wait gives up on it at once, with its message.
+ */
+export class StorageSettingError extends Error {}
+
 const firstDelayMs = 200;
 const longestDelayMs = 5_000;
 
@@ -41,7 +47,8 @@ export function describeError(error: unknown): string {
 
 /**
  * Opens storage, trying again with back-off until it answers, the budget runs out (an error that
- * names the budget's setting) or the signal stops the wait. Each failed try is logged at warn
+ * names the budget's setting), the signal stops the wait or a {@link StorageSettingError} says that
+ * waiting will not help. Each failed try is logged at warn
  * with the pause before the next; the budget is checked between tries.
  */
 export async function waitForStorage(
@@ -56,6 +63,7 @@ export async function waitForStorage(
     try {
       opened = await open();
     } catch (error) {
+      if (error instanceof StorageSettingError) throw error;
       reason = describeError(error);
     }
     if (signal?.aborted) {

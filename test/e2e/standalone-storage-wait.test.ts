@@ -103,6 +103,47 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
     expect(String(lines.find((line) => line.level === 'error')?.error)).toContain(redacted);
   }, 30_000);
 
+  it('stops at once, exit code 1, on what waiting does not mend: a refused password or database, a malformed URL', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    await redis.start();
+    const port = new URL(redis.url).port;
+    for (const [storage, said] of [
+      [`redis://app:s3cret-pass@127.0.0.1:${port}`, /refused the setting: WRONGPASS/],
+      [`redis://127.0.0.1:${port}/99`, /refused the setting: ERR DB index is out of range/],
+      [`redis://127.0.0.1:${port}/db`, /the path of a redis:\/\/ URL is a database number/],
+      // A password with an unencoded / reads as a host and a path.
+      ['redis://:p@ss/word@127.0.0.1:6379', /the path of a redis:\/\/ URL is a database number/],
+      ['redis://127.0.0.1:abc', /NOTIFY_STORAGE is no valid URL/],
+    ] as const) {
+      const started = Date.now();
+      const { code, lines } = await runToExit({ NOTIFY_STORAGE: storage });
+      expect(code, storage).toBe(1);
+      expect(Date.now() - started, storage).toBeLessThan(10_000);
+      const failure = lines.find((line) => line.level === 'error');
+      expect(failure?.message, storage).toBe('could not start');
+      expect(String(failure?.error), storage).toMatch(said);
+      expect(
+        lines.some((line) => line.message === 'storage not reachable; retrying'),
+        storage,
+      ).toBe(false);
+      expect(JSON.stringify(lines), storage).not.toMatch(/s3cret-pass|ss\/word/);
+    }
+  }, 60_000);
+
+  it('says a seed in error at once, while storage is still unreachable', async () => {
+    const redis = await redisServerProcess();
+    const { code, lines } = await runToExit({
+      NOTIFY_STORAGE: redis.url,
+      NOTIFY_SEED: '/nonexistent/seed.json',
+    });
+    expect(code).toBe(1);
+    const failure = lines.find((line) => line.level === 'error');
+    expect(failure?.message).toBe('could not start');
+    expect(String(failure?.error)).toContain('/nonexistent/seed.json');
+    expect(lines.some((line) => line.message === 'storage not reachable; retrying')).toBe(false);
+  }, 30_000);
+
   it('gives up after --wait-for-storage seconds with a clear error line and exit code 1', async () => {
     const redis = await redisServerProcess();
     const { code, lines } = await runToExit({ NOTIFY_STORAGE: redis.url }, ['--wait-for-storage', '1']);
