@@ -16,16 +16,40 @@ const rateLimit = z
 /** The longest a Node.js timer waits (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
 const longestTimerMs = 2_147_483_647;
 
-const milliseconds = (fallback: number) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(longestTimerMs, `must be at most ${longestTimerMs} (about 24.8 days, the longest a timer waits)`)
-    .default(fallback);
-
 /** Unset and empty read alike: a shell's `PORT=` or an empty entry of an env file sets nothing. */
 const blankAsUnset = (value: unknown): unknown => (value === '' ? undefined : value);
+
+/**
+ * A number written in decimal digits, with a fraction when `fraction`: `0x1E` or `3e1` would be a
+ * value the operator did not write, as for {@link port}.
+ */
+const decimal = (fraction: boolean) =>
+  z
+    .string()
+    .trim()
+    .regex(
+      fraction ? /^\d+(\.\d+)?$/ : /^\d+$/,
+      fraction
+        ? 'must be a number in decimal digits, e.g. 30 or 0.5'
+        : 'must be a whole number in decimal digits',
+    )
+    .transform(Number);
+
+const milliseconds = () =>
+  z.preprocess(
+    blankAsUnset,
+    decimal(false)
+      .pipe(
+        z
+          .number()
+          .min(1)
+          .max(
+            longestTimerMs,
+            `must be at most ${longestTimerMs} (about 24.8 days, the longest a timer waits)`,
+          ),
+      )
+      .optional(),
+  );
 
 /** A port in decimal digits: `0x1004` or `1e3` would listen somewhere the operator did not write. */
 const port = z.preprocess(
@@ -51,7 +75,7 @@ const trustProxy = z
   .transform((value, context): number | string[] | undefined => {
     const trimmed = value?.trim() ?? '';
     if (trimmed === '') return undefined;
-    if (/^\d+$/.test(trimmed)) return Number(trimmed);
+    if (/^\d+$/.test(trimmed) && Number.isSafeInteger(Number(trimmed))) return Number(trimmed);
     const entries = trimmed.split(',').map((entry) => entry.trim());
     const wrong = entries.filter((entry) => !isAddressOrRange(entry));
     if (wrong.length === 0) return entries;
@@ -91,18 +115,32 @@ const environmentSchema = z
         value === undefined || value === '' ? undefined : value === '1' || value === 'true',
       ),
     /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
-    NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, z.coerce.number().min(0).optional()),
+    NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, decimal(true).optional()),
     /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */
-    NOTIFY_RETENTION_DAYS: z.preprocess(blankAsUnset, z.coerce.number().positive().max(36_500).default(30)),
+    NOTIFY_RETENTION_DAYS: z.preprocess(
+      blankAsUnset,
+      decimal(true).pipe(z.number().positive().max(36_500)).default(30),
+    ),
     /** Longer than a callback attempt may take (15 s, and up to 5 s for its DNS), which a stop lets finish. */
-    NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds(25_000),
-    NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(30_000),
-    NOTIFY_REQUEST_TIMEOUT_MS: milliseconds(30_000),
+    NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds().transform((value) => value ?? 25_000),
+    NOTIFY_HEADERS_TIMEOUT_MS: milliseconds(),
+    NOTIFY_REQUEST_TIMEOUT_MS: milliseconds().transform((value) => value ?? 30_000),
   })
-  .refine((config) => config.NOTIFY_HEADERS_TIMEOUT_MS <= config.NOTIFY_REQUEST_TIMEOUT_MS, {
-    path: ['NOTIFY_HEADERS_TIMEOUT_MS'],
-    message: 'must not be more than NOTIFY_REQUEST_TIMEOUT_MS (the headers are part of the request)',
-  });
+  .refine(
+    (config) =>
+      config.NOTIFY_HEADERS_TIMEOUT_MS === undefined ||
+      config.NOTIFY_HEADERS_TIMEOUT_MS <= config.NOTIFY_REQUEST_TIMEOUT_MS,
+    {
+      path: ['NOTIFY_HEADERS_TIMEOUT_MS'],
+      message: 'must not be more than NOTIFY_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    },
+  )
+  // Unset, the headers get 30 s, or the whole request's time when that is shorter.
+  .transform((config) => ({
+    ...config,
+    NOTIFY_HEADERS_TIMEOUT_MS:
+      config.NOTIFY_HEADERS_TIMEOUT_MS ?? Math.min(30_000, config.NOTIFY_REQUEST_TIMEOUT_MS),
+  }));
 
 /** The standalone host's settings, read from the environment (README.md#the-standalone-service). */
 export type StandaloneConfig = z.infer<typeof environmentSchema>;

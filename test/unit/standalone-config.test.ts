@@ -70,3 +70,43 @@ describe('the rate limits', () => {
     },
   );
 });
+
+describe('numbers of the other settings', () => {
+  it.each([
+    ['NOTIFY_RETENTION_DAYS', '0x1E'],
+    ['NOTIFY_RETENTION_DAYS', '3e1'],
+    ['NOTIFY_WAIT_FOR_STORAGE', '0x10'],
+    ['NOTIFY_SHUTDOWN_TIMEOUT_MS', '0x10'],
+    ['NOTIFY_REQUEST_TIMEOUT_MS', '1e4'],
+    ['NOTIFY_HEADERS_TIMEOUT_MS', '1000.5'],
+  ])('refuses %s=%s, a number not in decimal digits', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`${name}`));
+  });
+
+  it('reads decimal digits, and a fraction where one makes sense', () => {
+    const config = readConfig({ NOTIFY_WAIT_FOR_STORAGE: '2.5', NOTIFY_SHUTDOWN_TIMEOUT_MS: '2000' });
+    expect(config.NOTIFY_WAIT_FOR_STORAGE).toBe(2.5);
+    expect(config.NOTIFY_SHUTDOWN_TIMEOUT_MS).toBe(2000);
+  });
+});
+
+describe('NOTIFY_HEADERS_TIMEOUT_MS', () => {
+  it('follows a shorter NOTIFY_REQUEST_TIMEOUT_MS when unset, and is 30 s otherwise', () => {
+    expect(readConfig({ NOTIFY_REQUEST_TIMEOUT_MS: '5000' }).NOTIFY_HEADERS_TIMEOUT_MS).toBe(5000);
+    expect(readConfig({}).NOTIFY_HEADERS_TIMEOUT_MS).toBe(30_000);
+    expect(readConfig({ NOTIFY_REQUEST_TIMEOUT_MS: '60000' }).NOTIFY_HEADERS_TIMEOUT_MS).toBe(30_000);
+  });
+
+  it('is refused when set longer than the request', () => {
+    expect(() =>
+      readConfig({ NOTIFY_REQUEST_TIMEOUT_MS: '5000', NOTIFY_HEADERS_TIMEOUT_MS: '6000' }),
+    ).toThrow(/NOTIFY_HEADERS_TIMEOUT_MS/);
+  });
+});
+
+describe('NOTIFY_TRUST_PROXY', () => {
+  it('refuses a hop count too large to count exactly', () => {
+    expect(() => readConfig({ NOTIFY_TRUST_PROXY: '99999999999999999999999' })).toThrow(/NOTIFY_TRUST_PROXY/);
+    expect(readConfig({ NOTIFY_TRUST_PROXY: '2' }).NOTIFY_TRUST_PROXY).toBe(2);
+  });
+});
