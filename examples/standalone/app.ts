@@ -50,6 +50,15 @@ async function loadSeed(path: string | undefined): Promise<unknown> {
 }
 
 /**
+ * Where a client of this machine reaches the service: `localhost` when it listens on every address,
+ * else the address it listens on (an IPv6 one in brackets).
+ */
+export function baseUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return `http://localhost:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
  * Starts the service: memory storage and the local inbox by default, the API, the inbox and the
  * account pages (with sign-in for the seeded users that have a password) at the root. It accepts
  * connections at once (logged as `listening`) and resolves once storage answers and the seed is
@@ -73,14 +82,16 @@ export async function startStandalone(
     requestTimeoutMs: config.NOTIFY_REQUEST_TIMEOUT_MS,
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (error: Error) =>
+      reject(new Error(`cannot listen on HOST ${config.HOST}, PORT ${config.PORT}: ${error.message}`));
+    server.once('error', refused);
     server.listen(config.PORT, config.HOST, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
-  logger.info('listening', { port, health: `http://localhost:${port}/healthz` });
+  logger.info('listening', { port, health: `${baseUrl(config.HOST, port)}/healthz` });
 
   let opened: OpenedStorage | undefined;
   try {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/index.js';
-import { startStandalone } from './app.js';
+import { baseUrl, startStandalone } from './app.js';
 import { readCommandLine, storageBudget, usage } from './command-line.js';
 import { readConfig } from './config.js';
 import { demoApiKey } from './demo-seed.js';
@@ -45,7 +45,7 @@ stopOnSignals({
 
 try {
   const service = await starting;
-  const base = `http://localhost:${service.port}`;
+  const base = baseUrl(config.HOST, service.port);
   logger.info('ready', {
     port: service.port,
     storage: redactUrl(config.NOTIFY_STORAGE),

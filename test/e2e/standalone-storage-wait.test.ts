@@ -131,6 +131,14 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
     }
   }, 60_000);
 
+  it('names HOST and PORT when it cannot listen there', async () => {
+    const { code, lines } = await runToExit({ HOST: 'no-such-host.invalid' });
+    expect(code).toBe(1);
+    expect(String(lines.find((line) => line.level === 'error')?.error)).toMatch(
+      /^cannot listen on HOST no-such-host\.invalid, PORT 0: /,
+    );
+  }, 30_000);
+
   it('says a seed in error at once, while storage is still unreachable', async () => {
     const redis = await redisServerProcess();
     const { code, lines } = await runToExit({

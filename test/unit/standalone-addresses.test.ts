@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { baseUrl } from '../../examples/standalone/app.js';
 import { redactUrl } from '../../examples/standalone/open-storage.js';
 
 describe('redactUrl', () => {
@@ -17,5 +18,15 @@ describe('redactUrl', () => {
     expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
     expect(redactUrl('redis://user@127.0.0.1:6379')).toBe('redis://user@127.0.0.1:6379');
     expect(redactUrl('memory')).toBe('memory');
+  });
+});
+
+describe('baseUrl', () => {
+  it('names localhost for every address, and the address itself otherwise', () => {
+    expect(baseUrl('0.0.0.0', 3000)).toBe('http://localhost:3000');
+    expect(baseUrl('::', 3000)).toBe('http://localhost:3000');
+    expect(baseUrl('127.0.0.2', 47662)).toBe('http://127.0.0.2:47662');
+    expect(baseUrl('::1', 3000)).toBe('http://[::1]:3000');
+    expect(baseUrl('notify.internal', 80)).toBe('http://notify.internal:80');
   });
 });
