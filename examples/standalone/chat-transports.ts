@@ -40,6 +40,42 @@ const seedTenantsSchema = z.object({
   ),
 });
 
+/** Whether any organization of a seed names an entry for a platform (`"slack"`, `"teams"`). */
+function seedNames(seed: unknown, platform: 'slack' | 'teams'): boolean {
+  const organizations = (seed as { organizations?: unknown } | null)?.organizations;
+  return (
+    Array.isArray(organizations) &&
+    organizations.some(
+      (organization) => (organization as Record<string, unknown> | null)?.[platform] !== undefined,
+    )
+  );
+}
+
+/**
+ * Warns of what belongs to a platform that is off: a setting that would be read if it were on, or a
+ * seed entry of it. Most often the setting that turns it on is missing, and the operator would wonder
+ * why nobody is reached there.
+ */
+function warnOfUnused(settings: ChatPlatformSettings, seed: unknown, logger: Logger): void {
+  const platforms = [
+    { name: 'Slack', on: 'SLACK_SIGNING_SECRET', platform: 'slack', settings: ['SLACK_API_URL'] },
+    {
+      name: 'Teams',
+      on: 'TEAMS_APP_ID',
+      platform: 'teams',
+      settings: ['TEAMS_APP_PASSWORD', 'TEAMS_TENANT_ID', 'TEAMS_AUTHORITY', 'TEAMS_TOKEN_ENDPOINT'],
+    },
+  ] as const;
+  for (const { name, on, platform, settings: read } of platforms) {
+    if (settings[on]) continue;
+    const unused: string[] = read.filter((setting) => settings[setting] !== undefined);
+    if (seedNames(seed, platform)) unused.push(`the seed's "${platform}" entries`);
+    if (unused.length > 0) {
+      logger.warn(`${name} is off (no ${on}): ignoring ${unused.join(', ')}`);
+    }
+  }
+}
+
 /** The Teams transport of the settings, or null when `TEAMS_APP_ID` is not set. */
 async function teamsFromSettings(
   settings: ChatPlatformSettings,
@@ -100,6 +136,7 @@ export async function chatTransports(
   logger: Logger,
 ): Promise<ChatTransport[]> {
   const transports: ChatTransport[] = [];
+  warnOfUnused(settings, seed, logger);
   if (settings.SLACK_SIGNING_SECRET) {
     const parsed = seedInstallationsSchema.safeParse(seed);
     if (!parsed.success) throw new Error(`Invalid seed: ${z.prettifyError(parsed.error)}`);

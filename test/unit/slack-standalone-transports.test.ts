@@ -61,3 +61,29 @@ describe('chat transports of the standalone host (README.md#the-standalone-servi
     ]);
   });
 });
+
+describe('settings of a platform that is off', () => {
+  it('are named in a warning, with the setting that would turn it on', async () => {
+    const log = logger();
+    const transports = await chatTransports(
+      { SLACK_API_URL: 'http://127.0.0.1:1/api/', TEAMS_APP_PASSWORD: 'pw', TEAMS_TENANT_ID: 'tid' },
+      {
+        organizations: [
+          { id: 'acme', slack: { teamId: 'T0ACME', botToken: 'xoxb-acme' }, teams: { tenantId: 't' } },
+        ],
+      },
+      log,
+    );
+    expect(transports.map((transport) => transport.platform)).toEqual(['inbox']);
+    expect(log.warnings).toEqual([
+      `Slack is off (no SLACK_SIGNING_SECRET): ignoring SLACK_API_URL, the seed's "slack" entries`,
+      `Teams is off (no TEAMS_APP_ID): ignoring TEAMS_APP_PASSWORD, TEAMS_TENANT_ID, the seed's "teams" entries`,
+    ]);
+  });
+
+  it('are not there when nothing belongs to a platform that is off', async () => {
+    const log = logger();
+    await chatTransports({}, { organizations: [{ id: 'globex' }] }, log);
+    expect(log.warnings).toEqual([]);
+  });
+});
