@@ -77,7 +77,7 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
 
   it('prints the address of the account pages when ready', async () => {
     const ready = await service.next((line) => line.message === 'ready');
-    expect(ready.account).toBe(`http://localhost:${service.port}/account`);
+    expect(ready.account).toBe(`http://127.0.0.1:${service.port}/account`);
   });
 
   it('refuses a wrong password without saying which part was wrong', async () => {
