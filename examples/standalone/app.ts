@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { accountPages, passwordSignIn } from '../../account/index.js';
 import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { scopedTransportState } from '../../core/adapter-kit.js';
-import { createNotifier, type Logger, type Notifier } from '../../core/index.js';
+import { createNotifier, type Logger, type Notifier, seedSchema } from '../../core/index.js';
 import { loadPasswords } from './account-sign-in.js';
 import { chatTransports } from './chat-transports.js';
 import type { StandaloneConfig } from './config.js';
@@ -36,17 +37,26 @@ export interface StartOptions {
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** The seed of `NOTIFY_SEED`, or the demo's; an error names the setting and the file. */
+/**
+ * The seed of `NOTIFY_SEED`, or the demo's, checked as the notifier will check it when it loads it
+ * (once the storage answers); an error names the setting and the file.
+ */
 async function loadSeed(path: string | undefined): Promise<unknown> {
   if (path === undefined) return demoSeed;
   const text = await readFile(path, 'utf8').catch((error: unknown) => {
     throw new Error(`NOTIFY_SEED: ${path} could not be read: ${messageOf(error)}`);
   });
+  let seed: unknown;
   try {
-    return JSON.parse(text);
+    seed = JSON.parse(text);
   } catch (error) {
     throw new Error(`NOTIFY_SEED: ${path} is not valid JSON: ${messageOf(error)}`);
   }
+  const checked = seedSchema.safeParse(seed);
+  if (!checked.success) {
+    throw new Error(`NOTIFY_SEED: ${path} is no valid seed: ${z.prettifyError(checked.error)}`);
+  }
+  return seed;
 }
 
 /**

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
 import {
@@ -141,15 +144,23 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
 
   it('says a seed in error at once, while storage is still unreachable', async () => {
     const redis = await redisServerProcess();
-    const { code, lines } = await runToExit({
-      NOTIFY_STORAGE: redis.url,
-      NOTIFY_SEED: '/nonexistent/seed.json',
-    });
-    expect(code).toBe(1);
-    const failure = lines.find((line) => line.level === 'error');
-    expect(failure?.message).toBe('could not start');
-    expect(String(failure?.error)).toContain('/nonexistent/seed.json');
-    expect(lines.some((line) => line.message === 'storage not reachable; retrying')).toBe(false);
+    const twice = join(mkdtempSync(join(tmpdir(), 'seed-')), 'seed.json');
+    const acme = { id: 'acme', name: 'Acme', users: [] };
+    writeFileSync(twice, JSON.stringify({ organizations: [acme, acme] }));
+    for (const [seed, said] of [
+      ['/nonexistent/seed.json', /NOTIFY_SEED: \/nonexistent\/seed\.json could not be read/],
+      [twice, /is no valid seed: .*this organization id is already given at organizations\[0\]\.id/s],
+    ] as const) {
+      const { code, lines } = await runToExit({ NOTIFY_STORAGE: redis.url, NOTIFY_SEED: seed });
+      expect(code, seed).toBe(1);
+      const failure = lines.find((line) => line.level === 'error');
+      expect(failure?.message, seed).toBe('could not start');
+      expect(String(failure?.error), seed).toMatch(said);
+      expect(
+        lines.some((line) => line.message === 'storage not reachable; retrying'),
+        seed,
+      ).toBe(false);
+    }
   }, 30_000);
 
   it('gives up after --wait-for-storage seconds with a clear error line and exit code 1', async () => {
