@@ -32,7 +32,8 @@ export function readCommandLine(args: readonly string[]): CommandLine {
   const seconds = values['wait-for-storage'];
   if (seconds === undefined) return { help: values.help };
   const waitForStorage = Number(seconds);
-  if (seconds.trim() === '' || !Number.isFinite(waitForStorage) || waitForStorage < 0)
+  // Decimal digits, as NOTIFY_WAIT_FOR_STORAGE: `0x1E` or `3e1` would be a time the operator did not write.
+  if (!/^\d+(\.\d+)?$/.test(seconds.trim()))
     throw new Error(
       `--wait-for-storage takes a number of seconds (0 or more); got ${JSON.stringify(seconds)}`,
     );
