@@ -41,13 +41,13 @@ export function pause(sleep: Sleep, ms: number, signal: AbortSignal | undefined)
 
 /**
  * `Retry-After` in seconds: delta-seconds or an HTTP date (then relative to `now`, never negative).
- * Undefined when absent or unreadable.
+ * Undefined when absent or unreadable; `Infinity` for more seconds than can be counted exactly.
  */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
-  // Too many digits to count exactly (`Infinity` past 308) is no reading of a number of seconds.
-  if (/^\d+$/.test(text)) return Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+  // More seconds than can be counted exactly read as endless: no wait that long is worth making.
+  if (/^\d+$/.test(text)) return Number.isSafeInteger(Number(text)) ? Number(text) : Infinity;
   if (/^[+-]?\d/.test(text)) return undefined; // a malformed number, not an HTTP date
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;

@@ -450,20 +450,24 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('-1', now)).toBeUndefined();
   });
 
-  it('reads no number of seconds too large to count exactly', () => {
+  it('reads a number of seconds too large to count exactly as endless', () => {
     expect(parseRetryAfter('9007199254740991')).toBe(9007199254740991);
-    expect(parseRetryAfter('9007199254740993')).toBeUndefined();
-    expect(parseRetryAfter('9'.repeat(400))).toBeUndefined();
+    expect(parseRetryAfter('9007199254740993')).toBe(Infinity);
+    expect(parseRetryAfter('9'.repeat(400))).toBe(Infinity);
   });
 });
 
 describe('a Retry-After longer than 10 minutes', () => {
   it('ends the call with its error at once, rather than waiting it out', async () => {
-    for (const status of [429, 503]) {
-      const { client, seen, delays } = scripted([error(status, 'later', { 'retry-after': '601' })]);
+    for (const [status, retryAfter, seconds] of [
+      [429, '601', 601],
+      [503, '601', 601],
+      [429, '9'.repeat(400), Infinity],
+    ] as const) {
+      const { client, seen, delays } = scripted([error(status, 'later', { 'retry-after': retryAfter })]);
       await expect(client.send({ user_emails: ['bob@acme.test'], message: 'Hi' })).rejects.toMatchObject({
         status,
-        retryAfterSeconds: 601,
+        retryAfterSeconds: seconds,
       });
       expect(seen).toHaveLength(1);
       expect(delays).toEqual([]);
@@ -473,7 +477,7 @@ describe('a Retry-After longer than 10 minutes', () => {
   it('is waited out up to 10 minutes, and an unreadable one is ignored', async () => {
     const { client, delays } = scripted([
       error(503, 'later', { 'retry-after': '600' }),
-      error(503, 'later', { 'retry-after': '9'.repeat(400) }),
+      error(503, 'later', { 'retry-after': '12 seconds' }),
       sent(),
     ]);
     await client.send({ user_emails: ['bob@acme.test'], message: 'Hi' });
