@@ -148,7 +148,9 @@ describe('the standalone host', () => {
     const dir = await mkdtemp(join(tmpdir(), 'seed-'));
     const seedPath = join(dir, 'seed.json');
     await writeFile(seedPath, JSON.stringify({ organizations: [{ id: 'x' }] }));
-    await expect(start({ NOTIFY_SEED: seedPath })).rejects.toThrow(/Invalid seed/);
+    await expect(start({ NOTIFY_SEED: seedPath })).rejects.toThrow(
+      `NOTIFY_SEED: ${seedPath} is no valid seed: `,
+    );
   });
 
   it('refuses to start with a seed file it cannot read or parse, naming NOTIFY_SEED and the file', async () => {
