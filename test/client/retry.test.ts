@@ -358,18 +358,26 @@ describe('waitForCompletion against a scripted fetch', () => {
 describe('waitForCompletion timings', () => {
   const pending: RequestStatus = { status: 'pending', responses: [] };
 
+  /** A client whose every status read answers `pending`, counting them. */
+  function alwaysPending(sleep?: (ms: number) => Promise<void>) {
+    const counted = { polls: 0 };
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async () => {
+        counted.polls += 1;
+        return json(200, pending);
+      },
+      ...(sleep === undefined ? {} : { sleep }),
+    });
+    return { client, counted };
+  }
+
   it('keeps waiting past the 24.8 days one Node timer holds, Infinity included, until aborted', async () => {
     for (const timeoutMs of [2 ** 31, 30 * 24 * 3_600_000, Number.POSITIVE_INFINITY]) {
-      let polls = 0;
-      const client = createClient({
-        baseUrl: 'https://notify.example.test',
-        apiKey: 'cnk_test',
-        fetch: async () => {
-          polls += 1;
-          return json(200, pending);
-        },
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5))),
-      });
+      const { client, counted } = alwaysPending(
+        (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5))),
+      );
       const controller = new AbortController();
       const waiting = client.waitForCompletion('req_AbCdEfGhIjKlMnOpQrStUvWx', {
         initialIntervalMs: 1,
@@ -379,20 +387,12 @@ describe('waitForCompletion timings', () => {
       setTimeout(() => controller.abort(new Error('enough')), 100);
       // A timer cut to 1 ms would have ended the wait with a NotifyTimeoutError after a poll or two.
       await expect(waiting).rejects.toThrow('enough');
-      expect(polls).toBeGreaterThan(3);
+      expect(counted.polls).toBeGreaterThan(3);
     }
   });
 
   it('refuses a time that is no number of at least 0 with a RangeError, before any poll', async () => {
-    let polls = 0;
-    const client = createClient({
-      baseUrl: 'https://notify.example.test',
-      apiKey: 'cnk_test',
-      fetch: async () => {
-        polls += 1;
-        return json(200, pending);
-      },
-    });
+    const { client, counted } = alwaysPending();
     for (const options of [
       { timeoutMs: Number.NaN },
       { timeoutMs: -1 },
@@ -404,7 +404,7 @@ describe('waitForCompletion timings', () => {
         RangeError,
       );
     }
-    expect(polls).toBe(0);
+    expect(counted.polls).toBe(0);
   });
 });
 

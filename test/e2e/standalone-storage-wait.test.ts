@@ -53,6 +53,18 @@ async function runToExit(environment: Record<string, string>, args: string[] = [
   }
 }
 
+/** Checks that the service stopped at once with `could not start` and `said`, without waiting for storage. */
+function expectStoppedAtOnce(run: Awaited<ReturnType<typeof runToExit>>, said: RegExp, what: string): void {
+  expect(run.code, what).toBe(1);
+  const failure = run.lines.find((line) => line.level === 'error');
+  expect(failure?.message, what).toBe('could not start');
+  expect(String(failure?.error), what).toMatch(said);
+  expect(
+    run.lines.some((line) => line.message === 'storage not reachable; retrying'),
+    what,
+  ).toBe(false);
+}
+
 describe.skipIf(!installed)('waiting for storage at start-up', () => {
   it('answers 503 on /healthz and the API while Redis is unreachable, says why, then serves once it starts', async () => {
     const redis = await redisServerProcess();
@@ -120,17 +132,10 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       ['redis://127.0.0.1:abc', /NOTIFY_STORAGE is no valid URL/],
     ] as const) {
       const started = Date.now();
-      const { code, lines } = await runToExit({ NOTIFY_STORAGE: storage });
-      expect(code, storage).toBe(1);
+      const run = await runToExit({ NOTIFY_STORAGE: storage });
       expect(Date.now() - started, storage).toBeLessThan(10_000);
-      const failure = lines.find((line) => line.level === 'error');
-      expect(failure?.message, storage).toBe('could not start');
-      expect(String(failure?.error), storage).toMatch(said);
-      expect(
-        lines.some((line) => line.message === 'storage not reachable; retrying'),
-        storage,
-      ).toBe(false);
-      expect(JSON.stringify(lines), storage).not.toMatch(/s3cret-pass|ss\/word/);
+      expectStoppedAtOnce(run, said, storage);
+      expect(JSON.stringify(run.lines), storage).not.toMatch(/s3cret-pass|ss\/word/);
     }
   }, 60_000);
 
@@ -151,15 +156,7 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       ['/nonexistent/seed.json', /NOTIFY_SEED: \/nonexistent\/seed\.json could not be read/],
       [twice, /is no valid seed: .*this organization id is already given at organizations\[0\]\.id/s],
     ] as const) {
-      const { code, lines } = await runToExit({ NOTIFY_STORAGE: redis.url, NOTIFY_SEED: seed });
-      expect(code, seed).toBe(1);
-      const failure = lines.find((line) => line.level === 'error');
-      expect(failure?.message, seed).toBe('could not start');
-      expect(String(failure?.error), seed).toMatch(said);
-      expect(
-        lines.some((line) => line.message === 'storage not reachable; retrying'),
-        seed,
-      ).toBe(false);
+      expectStoppedAtOnce(await runToExit({ NOTIFY_STORAGE: redis.url, NOTIFY_SEED: seed }), said, seed);
     }
   }, 30_000);
 
