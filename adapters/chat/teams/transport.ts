@@ -22,7 +22,6 @@ import { markUnreachable } from './linking.js';
 import { type TeamsMember, teamsMembers } from './members.js';
 import { slidingWindowPacer } from './pacer.js';
 import { connectorErrorCodeOf, httpStatusOf, retryPolicy, type TeamsRetryOptions } from './retry.js';
-
 import { normalizeTenantId, type TeamsTenants } from './tenants.js';
 import { connectionsOf, type TeamsTokenProvider } from './token-provider.js';
 
