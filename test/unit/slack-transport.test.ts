@@ -74,6 +74,7 @@ describe('Slack transport against a fake Slack Web API', () => {
       storage,
       transports: [transport],
       clock,
+      logger,
       rateLimits: {
         perKey: { burst: 1000, perSecond: 1000 },
         perOrganization: { burst: 1000, perSecond: 1000 },
@@ -229,7 +230,7 @@ describe('Slack transport against a fake Slack Web API', () => {
   });
 
   it('posts no message twice when Slack answers a post after the timeout: the recipient is named in the 500', async () => {
-    const { slack, send } = await start({ requestTimeoutMs: 300 });
+    const { slack, send, logger } = await start({ requestTimeoutMs: 300 });
     const release = slack.hold('chat.postMessage');
     const answer = send({ user_emails: [bob], message: 'Deploy started' });
     // undici keeps its deadlines on a coarse timer: the call times out within about a second.
@@ -241,6 +242,16 @@ describe('Slack transport against a fake Slack Web API', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
     expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['Deploy started']);
+    // What the docs (slack.md) tell the operator to look for.
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'delivery failed',
+        fields: expect.objectContaining({
+          error: expect.stringContaining('Slack may have posted the message, so it is not posted again'),
+        }),
+      }),
+    );
   });
 
   it('posts again after a 5xx, a failure Slack answered', async () => {
