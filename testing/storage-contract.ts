@@ -562,6 +562,50 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         ]);
       });
 
+      it("keeps the copies of a request to its own recipients and to others in the order recorded, through the request's writes", async () => {
+        const waiting = { value: null, respondedAt: null, expired: false };
+        const request = interactiveRequest({
+          recipients: [
+            { email: 'Ann@Example.test', key: 'ann@example.test', ...waiting },
+            { email: 'bo@example.test', key: 'bo@example.test', ...waiting },
+            { email: 'cy@example.test', key: 'cy@example.test', ...waiting, expired: true },
+          ],
+        });
+        await storage.requests.createRequest(request, noDue);
+        const copyTo = (recipient: string, platform: string, deliveredAt: number): DeliveryRecord => ({
+          ...delivery(request.id, recipient, platform, String(deliveredAt)),
+          deliveredAt,
+        });
+        const copies = [
+          copyTo('cy@example.test', 'slack', t0 + 3),
+          copyTo('stranger@example.test', 'slack', t0 + 4),
+          // Recorded by an instance whose clock is behind the one that created the request.
+          copyTo('ann@example.test', 'slack', t0 - 250),
+          copyTo('ann@example.test', 'teams', t0 + 0.5),
+          copyTo('bo@example.test', 'slack', t0 + 2 ** 40),
+        ];
+        for (const copy of copies) await storage.deliveries.addDelivery(copy);
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual(copies);
+        const answered: InteractiveRequest = {
+          ...request,
+          version: 1,
+          recipients: request.recipients.map((r, i) =>
+            i === 1 ? { ...r, value: 'yes', respondedAt: t0 + 9 } : r,
+          ),
+        };
+        expect(await storage.requests.updateRequest(answered, 0, noDue)).toBe(true);
+        const again = { ...copies[2]!, ref: { channel: 'C9', ts: '9' }, deliveredAt: t0 + 7 };
+        await storage.deliveries.addDelivery(again);
+        await storage.deliveries.addDelivery(copyTo('bo@example.test', 'teams', t0 + 8));
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([
+          ...copies.slice(0, 2),
+          again,
+          ...copies.slice(3),
+          copyTo('bo@example.test', 'teams', t0 + 8),
+        ]);
+        expect(await storage.requests.getRequest(request.id)).toEqual(answered);
+      });
+
       it("answers the version of the send's request as it stands once the copy is recorded, and null without one", async () => {
         const request = interactiveRequest();
         await storage.requests.createRequest(request, noDue);

@@ -854,6 +854,49 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       ]);
     }));
 
+  it("names a request's own recipient in a copy's line by index and its time after the creation, and replaces a line of the release before in place", () =>
+    withStorage(async ({ requests, deliveries }, keyPrefix) => {
+      const key = `${keyPrefix}request:req_index`;
+      const waiting = { value: null, respondedAt: null, expired: false };
+      const base = request('req_index', 0);
+      const pending = {
+        ...base,
+        recipients: [
+          ...base.recipients,
+          { email: 'Carol@example.test', key: 'carol@example.test', ...waiting },
+        ],
+      };
+      await requests.createRequest(pending, { enqueue: [], cancel: [] });
+      const copy = (recipient: string, deliveredAt: number) => ({
+        sendId: 'req_index',
+        recipient,
+        platform: 'inbox',
+        ref: {},
+        deliveredAt,
+      });
+      // A line the release before wrote, then the copies this one records.
+      await shared!.append(key, `\n${JSON.stringify(['bob@example.test', 'inbox', {}, t0 + 1])}`);
+      await deliveries.addDelivery(copy('carol@example.test', t0 + 6));
+      await deliveries.addDelivery(copy('zed@example.test', t0 + 7));
+      expect(((await shared!.get(key)) ?? '').split('\n').slice(1)).toEqual([
+        `["bob@example.test","inbox",{},${t0 + 1}]`,
+        '[1,"inbox",{},6]',
+        `["zed@example.test","inbox",{},${t0 + 7}]`,
+      ]);
+      await deliveries.addDelivery(copy('bob@example.test', t0 + 8));
+      await deliveries.addDelivery(copy('carol@example.test', t0 + 9));
+      expect(((await shared!.get(key)) ?? '').split('\n').slice(1)).toEqual([
+        '[0,"inbox",{},8]',
+        '[1,"inbox",{},9]',
+        `["zed@example.test","inbox",{},${t0 + 7}]`,
+      ]);
+      expect(await deliveries.listDeliveries('req_index')).toEqual([
+        copy('bob@example.test', t0 + 8),
+        copy('carol@example.test', t0 + 9),
+        copy('zed@example.test', t0 + 7),
+      ]);
+    }));
+
   it('keeps adding the copies of a request to the hash an earlier release began for them', () =>
     withStorage(async ({ requests, deliveries }, keyPrefix) => {
       await requests.createRequest(request('req_split', 0), { enqueue: [], cancel: [] });

@@ -1,12 +1,19 @@
-import type { DeliveryRecord, DeliveryStore } from '../../../core/adapter-kit.js';
+import type { DeliveryRecord, DeliveryStore, InteractiveRequest } from '../../../core/adapter-kit.js';
 import { addDeliveryScript, listDeliveriesScript } from './lua/delivery-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asOptionalNumber, asString } from './replies.js';
+import { decodeRequest } from './request-format.js';
 import { encodeTtl } from './ttl-argument.js';
 
-/** A copy as a line of its request: what `DeliveryRecord` holds but the send. */
-type CopyLine = [recipient: string, platform: string, ref: DeliveryRecord['ref'], deliveredAt: number];
+/**
+ * A copy as a line of its request: what `DeliveryRecord` holds but the send; or, in the index form,
+ * the recipient as its index among the request's and the delivery time as milliseconds after the
+ * request's creation.
+ */
+type CopyLine =
+  | [recipient: string, platform: string, ref: DeliveryRecord['ref'], deliveredAt: number]
+  | [recipientIndex: number, platform: string, ref: DeliveryRecord['ref'], afterCreation: number];
 
 /**
  * What the hash holds of a copy: its place in recording order, its ref and its delivery time. The
@@ -42,10 +49,12 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
           keys.request(delivery.sendId),
         ],
         [
-          JSON.stringify([delivery.recipient, delivery.platform]),
-          // The script writes the place, or the recipient and platform, ahead of the rest.
-          JSON.stringify([delivery.ref, delivery.deliveredAt]).slice(1),
+          JSON.stringify(delivery.recipient),
+          JSON.stringify(delivery.platform),
+          JSON.stringify(delivery.ref),
+          JSON.stringify(delivery.deliveredAt),
           encodeTtl(options),
+          delivery.recipient,
         ],
       );
       return asOptionalNumber(version);
@@ -56,12 +65,20 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
         [keys.deliveries(sendId), keys.deliveryOrder(sendId), keys.request(sendId)],
         [],
       );
-      const [order, lines, ...pairs] = asArray(reply);
+      const [order, lines, requestJson, ...pairs] = asArray(reply);
       const records: DeliveryRecord[] = [];
+      let request: InteractiveRequest | null = null;
       for (const line of asString(lines).split('\n')) {
         if (line === '') continue;
-        const [recipient, platform, ref, deliveredAt] = JSON.parse(line) as CopyLine;
-        records.push({ sendId, recipient, platform, ref, deliveredAt });
+        const [recipient, platform, ref, at] = JSON.parse(line) as CopyLine;
+        if (typeof recipient === 'string') {
+          records.push({ sendId, recipient, platform, ref, deliveredAt: at });
+          continue;
+        }
+        request ??= decodeRequest(asString(requestJson), sendId);
+        const named = request.recipients[recipient];
+        if (!named) throw new Error(`stored copy of ${sendId}: no recipient at index ${recipient}`);
+        records.push({ sendId, recipient: named.key, platform, ref, deliveredAt: request.createdAt + at });
       }
       const copies: { place: number; record: DeliveryRecord }[] = [];
       for (let i = 0; i + 1 < pairs.length; i += 2) {

@@ -42,8 +42,8 @@ export interface RedisKeys {
   userKeysBase: string;
   /**
    * String `<version>:<JSON>` of one interactive request, then a line `\n<JSON>` for each copy of it
-   * delivered (a hash `{version, json}`, its copies in {@link RedisKeys.deliveries}, in earlier
-   * releases).
+   * delivered, naming one of the request's recipients by its index (a hash `{version, json}`, its
+   * copies in {@link RedisKeys.deliveries}, in earlier releases).
    */
   request(id: string): string;
   /**

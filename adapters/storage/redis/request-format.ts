@@ -14,8 +14,9 @@ type StoredRecipient =
  * out while they and those after them are null. A recipient that waits for an answer, its address
  * reading the same normalized, is its address alone; any other is an array of its address as
  * spelled, its normalized address (0 when it reads the same), value, answer time and 1 when
- * expired. A pending request to three people then fits the 320-byte allocations of Redis's
- * allocator, not the 384-byte ones.
+ * expired. The copies' lines after it name such a recipient by its index in this list
+ * (`delivery-lua.ts`): a pending request to three people with its three inbox copies then fits the
+ * 256-byte allocations of Redis's allocator, where it took 384 bytes.
  */
 type StoredRequest = [
   organizationId: string,
