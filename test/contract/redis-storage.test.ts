@@ -897,6 +897,26 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       ]);
     }));
 
+  it('keeps a copy to an address with a lone surrogate apart from the recipient that Redis would read it as', () =>
+    withStorage(async ({ requests, deliveries }) => {
+      const base = request('req_surrogate', 0);
+      const named = { ...base.recipients[0]!, email: '\ufffd@example.test', key: '\ufffd@example.test' };
+      await requests.createRequest({ ...base, recipients: [named] }, { enqueue: [], cancel: [] });
+      const copy = (recipient: string, ts: string) => ({
+        sendId: 'req_surrogate',
+        recipient,
+        platform: 'inbox',
+        ref: { ts },
+        deliveredAt: t0,
+      });
+      await deliveries.addDelivery(copy('\ufffd@example.test', '1'));
+      await deliveries.addDelivery(copy('\ud800@example.test', '2'));
+      expect(await deliveries.listDeliveries('req_surrogate')).toEqual([
+        copy('\ufffd@example.test', '1'),
+        copy('\ud800@example.test', '2'),
+      ]);
+    }));
+
   it('keeps adding the copies of a request to the hash an earlier release began for them', () =>
     withStorage(async ({ requests, deliveries }, keyPrefix) => {
       await requests.createRequest(request('req_split', 0), { enqueue: [], cancel: [] });

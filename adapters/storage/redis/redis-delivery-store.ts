@@ -15,6 +15,9 @@ type CopyLine =
   | [recipient: string, platform: string, ref: DeliveryRecord['ref'], deliveredAt: number]
   | [recipientIndex: number, platform: string, ref: DeliveryRecord['ref'], afterCreation: number];
 
+/** A UTF-16 surrogate not part of a pair. */
+const loneSurrogate = /\p{Cs}/u;
+
 /**
  * What the hash holds of a copy: its place in recording order, its ref and its delivery time. The
  * send is the hash's key, and the recipient and platform its field (the JSON of the pair); the whole
@@ -54,7 +57,9 @@ export function redisDeliveryStore(redis: RedisRunner, keys: RedisKeys): Deliver
           JSON.stringify(delivery.ref),
           JSON.stringify(delivery.deliveredAt),
           encodeTtl(options),
-          delivery.recipient,
+          // Redis is sent a lone surrogate as U+FFFD, which could then read as another recipient of
+          // the request; '' names none, and the copy keeps the recipient in its line.
+          loneSurrogate.test(delivery.recipient) ? '' : delivery.recipient,
         ],
       );
       return asOptionalNumber(version);

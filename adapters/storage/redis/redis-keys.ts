@@ -42,8 +42,9 @@ export interface RedisKeys {
   userKeysBase: string;
   /**
    * String `<version>:<JSON>` of one interactive request, then a line `\n<JSON>` for each copy of it
-   * delivered, naming one of the request's recipients by its index (a hash `{version, json}`, its
-   * copies in {@link RedisKeys.deliveries}, in earlier releases).
+   * delivered: a copy to one of the request's recipients names it by its index, any other copy its
+   * address (`delivery-lua.ts`). A hash `{version, json}`, its copies in
+   * {@link RedisKeys.deliveries}, in earlier releases.
    */
   request(id: string): string;
   /**
