@@ -89,13 +89,18 @@ const trustProxy = z
 const environmentSchema = z
   .object({
     PORT: port,
-    HOST: z.string().default('0.0.0.0'),
-    NOTIFY_STORAGE: z.string().default('memory'),
-    NOTIFY_SEED: z.string().optional(),
-    NOTIFY_REDIS_PREFIX: z.string().min(1).default('chat-notify:'),
-    NOTIFY_RATE_LIMIT_PER_KEY: rateLimit.prefault('10/2'),
-    NOTIFY_RATE_LIMIT_PER_ORGANIZATION: rateLimit.prefault('50/5'),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
+    NOTIFY_STORAGE: z.preprocess(blankAsUnset, z.string().default('memory')),
+    NOTIFY_SEED: z.preprocess(blankAsUnset, z.string().optional()),
+    NOTIFY_REDIS_PREFIX: z.preprocess(blankAsUnset, z.string().default('chat-notify:')),
+    NOTIFY_RATE_LIMIT_PER_KEY: z.preprocess(blankAsUnset, rateLimit.prefault('10/2')),
+    NOTIFY_RATE_LIMIT_PER_ORGANIZATION: z.preprocess(blankAsUnset, rateLimit.prefault('50/5')),
+    LOG_LEVEL: z.preprocess(
+      blankAsUnset,
+      z
+        .enum(['debug', 'info', 'warn', 'error'], { error: 'must be debug, info, warn or error' })
+        .default('info'),
+    ),
     NOTIFY_ALLOW_INSECURE_CALLBACKS: z
       .enum(['0', '1', 'true', 'false', ''])
       .default('0')
@@ -119,7 +124,9 @@ const environmentSchema = z
     /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */
     NOTIFY_RETENTION_DAYS: z.preprocess(
       blankAsUnset,
-      decimal(true).pipe(z.number().positive().max(36_500)).default(30),
+      decimal(true)
+        .pipe(z.number().positive('must be more than 0').max(36_500, 'must be at most 36500 (100 years)'))
+        .default(30),
     ),
     /** Longer than a callback attempt may take (15 s, and up to 5 s for its DNS), which a stop lets finish. */
     NOTIFY_SHUTDOWN_TIMEOUT_MS: milliseconds().transform((value) => value ?? 25_000),

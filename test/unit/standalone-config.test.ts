@@ -17,6 +17,38 @@ describe('NOTIFY_RETENTION_DAYS', () => {
   });
 });
 
+describe('a variable set to nothing', () => {
+  it('reads as unset, whichever the setting: it gets its default', () => {
+    const names = [
+      'PORT',
+      'HOST',
+      'NOTIFY_STORAGE',
+      'NOTIFY_SEED',
+      'NOTIFY_REDIS_PREFIX',
+      'NOTIFY_RATE_LIMIT_PER_KEY',
+      'NOTIFY_RATE_LIMIT_PER_ORGANIZATION',
+      'LOG_LEVEL',
+      'NOTIFY_ALLOW_INSECURE_CALLBACKS',
+      'NOTIFY_TRUST_PROXY',
+      'NOTIFY_INBOX',
+      'NOTIFY_WAIT_FOR_STORAGE',
+      'NOTIFY_RETENTION_DAYS',
+      'NOTIFY_SHUTDOWN_TIMEOUT_MS',
+      'NOTIFY_HEADERS_TIMEOUT_MS',
+      'NOTIFY_REQUEST_TIMEOUT_MS',
+    ];
+    expect(readConfig(Object.fromEntries(names.map((name) => [name, ''])))).toEqual(readConfig({}));
+  });
+
+  it.each([
+    ['LOG_LEVEL', 'verbose', 'must be debug, info, warn or error'],
+    ['NOTIFY_RETENTION_DAYS', '40000', 'must be at most 36500 (100 years)'],
+    ['NOTIFY_RETENTION_DAYS', '0', 'must be more than 0'],
+  ])('%s=%s is refused with its rule', (name, value, rule) => {
+    expect(() => readConfig({ [name]: value })).toThrow(rule);
+  });
+});
+
 describe('NOTIFY_SHUTDOWN_TIMEOUT_MS', () => {
   it('waits 25 s by default: longer than a callback attempt a stop lets finish (15 s, and 5 s of DNS)', () => {
     expect(readConfig({}).NOTIFY_SHUTDOWN_TIMEOUT_MS).toBe(25_000);
