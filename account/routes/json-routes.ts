@@ -53,7 +53,7 @@ function guarded(
 function labelOf(request: HttpRequest): string {
   const body = jsonObject(request.headers['content-type'], request.body);
   const unknown = Object.keys(body).find((field) => field !== 'label');
-  if (unknown !== undefined) throw new NotifyError('invalid_request', `${unknown}: unknown field`);
+  if (unknown !== undefined) throw new NotifyError('invalid_request', `${unknown}: is not a known field`);
   if (typeof body.label !== 'string') throw new NotifyError('invalid_request', 'label: must be a string');
   return body.label;
 }

@@ -32,7 +32,7 @@ export function parseClickBody(raw: Uint8Array): ClickBodyResult {
 function describeIssue(issue: z.core.$ZodIssue): string[] {
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${[...path, key].join('.')}: unknown field`);
+    return issue.keys.map((key) => `${[...path, key].join('.')}: is not a known field`);
   }
   return [`${path.length === 0 ? 'body' : path.join('.')}: ${issue.message}`];
 }
