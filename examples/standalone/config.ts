@@ -89,10 +89,20 @@ const trustProxy = z
 const environmentSchema = z
   .object({
     PORT: port,
-    HOST: z.preprocess(blankAsUnset, z.string().default('0.0.0.0')),
-    NOTIFY_STORAGE: z.preprocess(blankAsUnset, z.string().default('memory')),
-    NOTIFY_SEED: z.preprocess(blankAsUnset, z.string().optional()),
-    NOTIFY_REDIS_PREFIX: z.preprocess(blankAsUnset, z.string().default('chat-notify:')),
+    // Set to nothing, these do not fall back to their default: an empty HOST listens on every
+    // address (IPv6 too), and an empty store, seed or prefix, likely a variable missing from a
+    // template, must not run a deployment on memory, on the demo organization's public keys, or on
+    // the keys of another deployment.
+    HOST: z.string().default('0.0.0.0'),
+    NOTIFY_STORAGE: z
+      .string()
+      .min(1, 'must not be empty: "memory", a redis:// URL or a mongodb:// URL (unset, memory)')
+      .default('memory'),
+    NOTIFY_SEED: z
+      .string()
+      .min(1, 'must name a seed file (unset, the demo organization is seeded)')
+      .optional(),
+    NOTIFY_REDIS_PREFIX: z.string().min(1, 'must not be empty (unset, chat-notify:)').default('chat-notify:'),
     NOTIFY_RATE_LIMIT_PER_KEY: z.preprocess(blankAsUnset, rateLimit.prefault('10/2')),
     NOTIFY_RATE_LIMIT_PER_ORGANIZATION: z.preprocess(blankAsUnset, rateLimit.prefault('50/5')),
     LOG_LEVEL: z.preprocess(

@@ -18,13 +18,9 @@ describe('NOTIFY_RETENTION_DAYS', () => {
 });
 
 describe('a variable set to nothing', () => {
-  it('reads as unset, whichever the setting: it gets its default', () => {
+  it('reads as unset, but for HOST and the storage, seed and prefix: it gets its default', () => {
     const names = [
       'PORT',
-      'HOST',
-      'NOTIFY_STORAGE',
-      'NOTIFY_SEED',
-      'NOTIFY_REDIS_PREFIX',
       'NOTIFY_RATE_LIMIT_PER_KEY',
       'NOTIFY_RATE_LIMIT_PER_ORGANIZATION',
       'LOG_LEVEL',
@@ -36,8 +32,27 @@ describe('a variable set to nothing', () => {
       'NOTIFY_SHUTDOWN_TIMEOUT_MS',
       'NOTIFY_HEADERS_TIMEOUT_MS',
       'NOTIFY_REQUEST_TIMEOUT_MS',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_API_URL',
+      'TEAMS_APP_ID',
+      'TEAMS_APP_PASSWORD',
+      'TEAMS_TENANT_ID',
+      'TEAMS_AUTHORITY',
+      'TEAMS_TOKEN_ENDPOINT',
     ];
     expect(readConfig(Object.fromEntries(names.map((name) => [name, ''])))).toEqual(readConfig({}));
+  });
+
+  it('keeps an empty HOST, which listens on every address, IPv6 too', () => {
+    expect(readConfig({ HOST: '' }).HOST).toBe('');
+  });
+
+  it.each([
+    ['NOTIFY_STORAGE', 'must not be empty'],
+    ['NOTIFY_SEED', 'must name a seed file'],
+    ['NOTIFY_REDIS_PREFIX', 'must not be empty'],
+  ])('refuses an empty %s rather than run on its default', (name, rule) => {
+    expect(() => readConfig({ [name]: '' })).toThrow(new RegExp(`${rule}[\\s\\S]*${name}`));
   });
 
   it.each([
