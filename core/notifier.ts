@@ -66,9 +66,11 @@ export interface NotifierOptions {
   duePollMs?: number;
   /**
    * Most due items (timeouts, callback attempts, refreshes of copies) this process runs at once;
-   * 128 by default. Each waits on the storage and the chat platforms, not on the CPU, so more at
-   * once finish a burst of timeouts sooner; fewer keep the outbound callbacks of one process down.
-   * Not a positive integer: a `RangeError` here.
+   * 128 by default. The process starts with 16 (or this, if fewer) and runs more while the items
+   * wait on the storage, the chat platforms or callback receivers, so that a burst of timeouts ends
+   * sooner; it runs fewer again, down to 16, while they wait on the processor alone (memory storage
+   * and the inbox), where fewer at once are faster. A lower setting keeps the outbound callbacks of
+   * one process down. Not a positive integer: a `RangeError` here.
    */
   dueWorkConcurrency?: number;
   /**

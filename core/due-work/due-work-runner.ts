@@ -3,18 +3,27 @@ import type { ClaimedDueItem, DueWorkKind } from '../domain/due-work.js';
 import type { Clock } from '../ports/clock.js';
 import type { DueWorkStore } from '../ports/due-work-store.js';
 import type { Logger } from '../ports/logger.js';
+import { createAdaptiveLimit, type LoopTime } from './adaptive-limit.js';
 
 /** What a handler decided about an item: done, or run it again at `retryAt` (epoch ms). */
 export type DueWorkResult = { done: true } | { done: false; retryAt: number };
 
 /**
- * Most due items a runner runs at once unless told otherwise. An item on Redis or MongoDB waits on
- * several round trips in turn (the request, its write, the copies' records); at 32 at once the
- * process and Redis took turns waiting for each other, each busy about half the time, and 100,000
- * timeouts due at once on Redis ran at 3,800 to 4,700 a second; at 128 the process is busy all the
- * time (4,700 to 7,100 a second). Memory storage runs about as fast either way.
+ * Most due items a runner runs at once unless told otherwise, while they wait on the network. An
+ * item on Redis or MongoDB waits on several round trips in turn (the request, its write, the copies'
+ * records); at 32 at once the process and Redis took turns waiting for each other, each busy about
+ * half the time, and 100,000 timeouts due at once on Redis ran at 3,800 to 4,700 a second; at 128,
+ * 4,700 to 7,100.
  */
 export const defaultDueWorkConcurrency = 128;
+
+/**
+ * Where the limit starts, and the fewest it goes down to while the items wait on the processor
+ * alone (memory storage and the inbox): from there it reaches 128 in six windows of items waiting.
+ */
+const fewestAtOnce = 16;
+/** How long the limit watches the event loop before it moves. */
+const limitWindowMs = 100;
 
 /** Runs one claimed item of a kind. Throwing is logged and retried after the lease ends. */
 export type DueWorkHandler = (item: ClaimedDueItem) => Promise<DueWorkResult>;
@@ -36,9 +45,12 @@ export interface DueWorkRunnerOptions {
   /**
    * Most items running at once (default {@link defaultDueWorkConcurrency}). Items run independently:
    * one slow item (a callback receiver taking 15 s) holds one slot, and the items behind it run as
-   * they fall due.
+   * they fall due. Fewer run while the processor, not the network, is what they wait for
+   * (`adaptive-limit.ts`).
    */
   concurrency?: number;
+  /** The event loop's time so far, which the limit watches; Node's by default. */
+  loopTime?: () => LoopTime;
 }
 
 /** Claims and runs due work with one timer, however many items are pending. */
@@ -70,6 +82,12 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     batchSize = 100,
     concurrency = defaultDueWorkConcurrency,
   } = options;
+  const limit = createAdaptiveLimit({
+    max: concurrency,
+    min: fewestAtOnce,
+    windowMs: limitWindowMs,
+    ...(options.loopTime === undefined ? {} : { loopTime: options.loopTime }),
+  });
   let timer: Subscription | null = null;
   /** When the armed timer fires (epoch ms), or null when none is armed. */
   let armedAt: number | null = null;
@@ -111,6 +129,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
         attempt: item.attempt,
         error: describeError(error),
       });
+    } finally {
+      limit.finished();
     }
   }
 
@@ -132,13 +152,19 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   async function fillSlots(): Promise<number> {
     let count = 0;
     for (;;) {
-      const want = Math.min(batchSize, concurrency - inFlight.size);
+      const want = Math.min(batchSize, limit.current - inFlight.size);
       slotsRanOut = want <= 0;
-      if (slotsRanOut) return count;
+      if (slotsRanOut) {
+        limit.slotsRanOut();
+        return count;
+      }
       const items = await store.claim(clock.now(), want, leaseMs);
       for (const item of items) launch(item);
       count += items.length;
-      if (items.length < want) return count;
+      if (items.length < want) {
+        limit.itemsRanOut();
+        return count;
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryDueWorkStore } from '../../adapters/storage/memory/index.js';
 import type { ClaimedDueItem, DueItem } from '../../core/domain/due-work.js';
+import type { LoopTime } from '../../core/due-work/adaptive-limit.js';
 import {
   createDueWorkRunner,
   type DueWorkHandler,
@@ -46,13 +47,27 @@ afterEach(async () => {
   for (const runner of runners.splice(0)) await runner.stop();
 });
 
+/**
+ * An event loop that idled a second before each look: as if every item waited on the network, so
+ * that the limit climbs to `concurrency` within six items and stays there.
+ */
+function idleLoop(): () => LoopTime {
+  let idle = 0;
+  return () => {
+    idle += 1_000;
+    return { idle, active: 0 };
+  };
+}
+
 /** A runner over a memory store in virtual time; every handler call is recorded. */
 function setup(
   options: {
     timeout?: DueWorkHandler;
     callback?: DueWorkHandler;
     store?: DueWorkStore;
-  } & Partial<Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize' | 'concurrency'>> = {},
+  } & Partial<
+    Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize' | 'concurrency' | 'loopTime'>
+  > = {},
 ) {
   const vt = virtualTime(start);
   const memory = memoryDueWorkStore();
@@ -83,6 +98,7 @@ function setup(
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    loopTime: options.loopTime ?? idleLoop(),
   });
   runners.push(runner);
   return { vt, memory, runner, runs, errors, scheduler, maxActions: () => maxActions };
@@ -319,6 +335,53 @@ describe('due-work runner', () => {
     await vt.settle();
     expect(runs).toHaveLength(4);
     expect(most).toBe(2);
+  });
+
+  describe('how many run at once', () => {
+    /**
+     * 6,000 items due at once with 128 slots, each handler taking 1 ms of the loop's time and, when
+     * `waiting(n)` holds for the nth item started, 1 ms idle as if on the network; answers the most
+     * items running at once among the first and the last 1,000 started.
+     */
+    async function runAtOnce(waiting: (started: number) => boolean): Promise<[number, number]> {
+      const loop = { idle: 0, active: 0 };
+      let running = 0;
+      const most: number[] = [];
+      const { memory, runner } = setup({
+        concurrency: 128,
+        loopTime: () => ({ ...loop }),
+        async timeout() {
+          running += 1;
+          most.push(running);
+          const started = most.length;
+          // Every item started before any ends: a claim resolves before the next macrotask.
+          await new Promise((resolve) => setImmediate(resolve));
+          loop.active += 1;
+          if (waiting(started)) loop.idle += 1;
+          running -= 1;
+          return { done: true };
+        },
+      });
+      await memory.enqueue(Array.from({ length: 6_000 }, (_, i) => item(i, start)));
+      expect(await runner.drain()).toBe(6_000);
+      return [Math.max(...most.slice(0, 1_000)), Math.max(...most.slice(-1_000))];
+    }
+
+    it('runs few at once while the loop never idles, the items waiting on the processor only', async () => {
+      expect(await runAtOnce(() => false)).toEqual([16, 16]);
+    });
+
+    it('runs up to `concurrency` at once while the loop idles, the items waiting on the network', async () => {
+      expect(await runAtOnce(() => true)).toEqual([128, 128]);
+    });
+
+    it('runs more at once as soon as the items start waiting on the network', async () => {
+      expect(await runAtOnce((started) => started > 3_000)).toEqual([16, 128]);
+    });
+
+    it('runs fewer at once again when the items stop waiting on the network', async () => {
+      expect(await runAtOnce((started) => started <= 3_000)).toEqual([128, 16]);
+    });
   });
 
   it('drain() runs everything due now, across batches, and answers the count', async () => {
