@@ -103,6 +103,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
    * in flight: a race subscribes to every one of them, each time one finishes.
    */
   let slotFreed: (() => void) | null = null;
+  /** The running drain's look after a window while every slot is taken, if one is scheduled. */
+  let drainWake: Subscription | null = null;
   /** Claims are serialized so that concurrent looks never take more items than there are slots. */
   let claiming: Promise<number> = Promise.resolve(0);
   /**
@@ -137,8 +139,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   function launch(item: ClaimedDueItem): void {
     const run: Promise<void> = runItem(item).finally(() => {
       inFlight.delete(run);
-      slotFreed?.();
-      slotFreed = null;
+      freeSlot();
       // Refilled here rather than through the timer: 10,000 items due at once take one wake-up.
       if (saturated && started) {
         saturated = false;
@@ -156,15 +157,18 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       slotsRanOut = want <= 0;
       if (slotsRanOut) {
         limit.slotsRanOut();
+        if (limit.judge()) continue;
         return count;
       }
       const items = await store.claim(clock.now(), want, leaseMs);
       for (const item of items) launch(item);
       count += items.length;
-      if (items.length < want) {
-        limit.itemsRanOut();
-        return count;
-      }
+      // Items may have ended during the claim, so the slots need not all be taken: a full claim
+      // says as well that the limit holds items back.
+      if (items.length < want) limit.itemsRanOut();
+      else limit.slotsRanOut();
+      limit.judge();
+      if (items.length < want) return count;
     }
   }
 
@@ -198,14 +202,33 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     return next === null ? pollMs : next - clock.now();
   }
 
+  /** Ends the running drain's wait for a slot. */
+  function freeSlot(): void {
+    slotFreed?.();
+    slotFreed = null;
+  }
+
   async function drainAll(): Promise<number> {
     let total = 0;
-    for (;;) {
-      total += await fill();
-      if (inFlight.size === 0) return total;
-      await new Promise<void>((resolve) => {
-        slotFreed = resolve;
-      });
+    try {
+      for (;;) {
+        total += await fill();
+        if (inFlight.size === 0) return total;
+        await new Promise<void>((resolve) => {
+          slotFreed = resolve;
+          // The items in flight may all be slow (a callback receiver that does not answer): the
+          // limit is judged again after a window, and grows if the loop idled meanwhile.
+          if (limit.current < concurrency) {
+            drainWake ??= scheduler.schedule(() => {
+              drainWake = null;
+              freeSlot();
+            }, limitWindowMs);
+          }
+        });
+      }
+    } finally {
+      drainWake?.unsubscribe();
+      drainWake = null;
     }
   }
 
@@ -233,12 +256,17 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     try {
       await fill();
       // More may be due than there were slots: the next item to finish looks again, so nothing
-      // spins meanwhile and a burst of due items takes one wake-up of the timer.
+      // spins meanwhile and a burst of due items takes one wake-up of the timer. Below the most at
+      // once, the timer looks again after a window too: the items in flight may all be slow, and
+      // the limit grows if the loop idled meanwhile.
       if (slotsRanOut && inFlight.size > 0) {
         saturated = true;
-        timer?.unsubscribe();
-        timer = null;
-        armedAt = null;
+        if (limit.current < concurrency) armNoLaterThan(limitWindowMs);
+        else {
+          timer?.unsubscribe();
+          timer = null;
+          armedAt = null;
+        }
         return;
       }
       armNoLaterThan(await nextDelay());

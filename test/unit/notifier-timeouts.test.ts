@@ -116,9 +116,7 @@ describe('createNotifier dueWorkConcurrency', () => {
   });
 
   // How the limit moves between 16 and 128 is the due-work runner's tests' to show (adaptive-limit.ts).
-  it('starts with 16 at once by default, and never claims more than 128', async () => {
-    const asked = await claimSizes(150);
-    expect(asked[0]).toBe(16);
-    expect(Math.max(...asked)).toBeLessThanOrEqual(128);
+  it('starts with 16 at once by default', async () => {
+    expect((await claimSizes(150))[0]).toBe(16);
   });
 });
