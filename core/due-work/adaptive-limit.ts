@@ -26,6 +26,35 @@ export interface AdaptiveLimitOptions {
  * timeouts among 1,000,000 pending on memory ran at 34,500 and 31,800 a second with 16 at once,
  * against 31,200 and 27,400 with 128. Neither kind is known in advance, and one process runs both.
  *
+ * So the limit judges each window of at least `windowMs` in which it held items back (every slot was
+ * taken, or a claim came back full), from when it started to, unless a claim that came back short
+ * cut it off. If the event loop idled in it, or fewer items ended than ran (each took longer than
+ * the window), the items wait on something, and the limit grows. Otherwise the processor is taken,
+ * by the items or by other work such as HTTP requests, and the limit climbs towards more items
+ * ended a second: it goes on the way it last moved while they stay within a tenth (going down) or
+ * gain more than a tenth (going up), and turns otherwise. Held at a bound, it turns if they fell by
+ * more than a tenth, and every tenth window tries a step back. Items that wait on the processor
+ * thus settle near the fewest, and items that wait on the network near the most.
+ */
+export interface AdaptiveLimitOptions {
+  /** The most items at once. */
+  max: number;
+  /** Where the limit starts, and the fewest items at once it goes down to (at most `max`). */
+  min: number;
+  /** The shortest span (ms) over which the limit judges how the items fared before it moves. */
+  windowMs: number;
+  /** The event loop's time so far; Node's `performance.eventLoopUtilization()` by default. */
+  loopTime?: () => LoopTime;
+}
+
+/**
+ * How many due items run at once. An item that waits on the network (a chat platform, Redis, a
+ * callback receiver) finishes no later with more beside it, so more at once finish more a second.
+ * An item that only takes the processor (memory storage and the inbox) finishes no sooner, and the
+ * objects that many items hold at once make each young-generation collection copy more: 100,000
+ * timeouts among 1,000,000 pending on memory ran at 34,500 and 31,800 a second with 16 at once,
+ * against 31,200 and 27,400 with 128. Neither kind is known in advance, and one process runs both.
+ *
  * So the limit judges each window in which it held items back (every slot was taken, or a claim
  * came back full) and which no claim that came back short cut off. If the event loop idled in it, the items were
  * waiting on something, and the limit grows. If the loop never idled, the processor is taken, by
@@ -47,7 +76,7 @@ export interface AdaptiveLimit {
   itemsRanOut(): void;
   /** An item finished. */
   finished(): void;
-  /** Moves the limit if a window has passed since it last moved; answers whether it grew. */
+  /** Moves the limit if a window has passed since the last judgment or start; answers whether it grew. */
   judge(): boolean;
 }
 
@@ -57,7 +86,7 @@ const step = 1.5;
 const busyIdleShare = 0.02;
 /** How far the items finished a second may move before a busy window counts it as a change. */
 const noise = 0.1;
-/** At the fewest on a busy loop, one window in this many tries a step up. */
+/** Held at a bound on a busy loop, one window in this many tries a step back. */
 const probeEvery = 10;
 
 const nodeLoopTime = (): LoopTime => performance.eventLoopUtilization();
@@ -70,17 +99,31 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   let start = loopTime();
   let heldBack = false;
   let finished = 0;
-  /** The direction of the last move on a busy loop, and the rate (items a ms) of its window. */
+  /** The way the limit last moved on a busy loop, and the items ended a ms in that window. */
   let direction: 1 | -1 = -1;
   let lastRate: number | null = null;
-  let windowsAtFloor = 0;
+  /** Busy windows in a row held at the bound the limit was heading for. */
+  let windowsAtBound = 0;
 
-  const busyMove = (rate: number): 1 | -1 => {
+  /** The step of a busy window: 1 up, -1 down, 0 none. */
+  const busyStep = (rate: number): number => {
     const last = lastRate;
     lastRate = rate;
-    if (last === null) return -1;
-    if (direction < 0) return rate < last * (1 - noise) ? 1 : -1;
-    return rate > last * (1 + noise) ? 1 : -1;
+    // The first busy window after others only measures.
+    if (last === null) return 0;
+    const fell = rate < last * (1 - noise);
+    const rose = rate > last * (1 + noise);
+    if (current === (direction < 0 ? min : max)) {
+      // Held at the bound it was heading for, it turns back if the items ended a second fell, and
+      // every tenth window tries a step back, in case the items have changed.
+      windowsAtBound += 1;
+      if (!fell && windowsAtBound % probeEvery !== 0) return 0;
+    } else if (direction < 0 ? !fell : rose) {
+      return direction;
+    }
+    windowsAtBound = 0;
+    direction = direction < 0 ? 1 : -1;
+    return direction;
   };
 
   const resize = (next: number): boolean => {
@@ -94,6 +137,12 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       return current;
     },
     slotsRanOut() {
+      // The window starts when the limit starts holding items back, not at the last judgment: the
+      // time the runner waited for items to fall due says nothing of the limit.
+      if (!heldBack) {
+        start = loopTime();
+        finished = 0;
+      }
       heldBack = true;
     },
     itemsRanOut() {
@@ -111,7 +160,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       const elapsed = idle + now.active - start.active;
       if (elapsed < windowMs) return false;
       const counted = heldBack;
-      const rate = finished / elapsed;
+      const ended = finished;
       start = now;
       heldBack = false;
       finished = 0;
@@ -119,17 +168,17 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
         lastRate = null;
         return false;
       }
-      if (idle > elapsed * busyIdleShare) {
+      // The loop idled, or fewer items ended than ran, each taking longer than the window: they
+      // wait on something other than this process's processor (a platform, a receiver that does not
+      // answer), however busy other work keeps the loop.
+      if (idle > elapsed * busyIdleShare || ended < current) {
         direction = 1;
         lastRate = null;
+        windowsAtBound = 0;
         return resize(current * step);
       }
-      direction = busyMove(rate);
-      if (direction < 0 && current === min) {
-        windowsAtFloor += 1;
-        if (windowsAtFloor % probeEvery === 0) direction = 1;
-      }
-      return resize(direction > 0 ? current * step : current / step);
+      const move = busyStep(ended / elapsed);
+      return move !== 0 && resize(move > 0 ? current * step : current / step);
     },
   };
 }

@@ -34,7 +34,7 @@ export interface DueWorkRunnerOptions {
   handlers: Record<DueWorkKind, DueWorkHandler>;
   clock: Clock;
   logger: Logger;
-  /** The single timer runs on this scheduler; a virtual-time scheduler in tests. */
+  /** The timer (and a drain's look after a window) runs on this scheduler; a virtual-time one in tests. */
   scheduler?: SchedulerLike;
   /** Longest sleep between looks at the store, so work enqueued by other instances is seen. */
   pollMs?: number;
@@ -53,10 +53,10 @@ export interface DueWorkRunnerOptions {
   loopTime?: () => LoopTime;
 }
 
-/** Claims and runs due work with one timer, however many items are pending. */
+/** Claims and runs due work with one timer, however many items are pending (and one more while a drain waits). */
 export interface DueWorkRunner {
   start(): void;
-  /** Stops the timer and waits for the items being run. */
+  /** Stops the timer and waits for the items being run; a drain under way starts no more items. */
   stop(): Promise<void>;
   /** Something was enqueued in this process: look again now rather than at the next poll. */
   poke(): void;
@@ -92,7 +92,10 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   /** When the armed timer fires (epoch ms), or null when none is armed. */
   let armedAt: number | null = null;
   let started = false;
-  /** A look ran out of slots and did not re-arm: the next item to finish looks again. */
+  /**
+   * A look ran out of slots: the next item to finish looks again (and, below the most at once, the
+   * timer after a window).
+   */
   let saturated = false;
   let draining: Promise<number> | null = null;
   let again = false;
@@ -105,6 +108,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   let slotFreed: (() => void) | null = null;
   /** The running drain's look after a window while every slot is taken, if one is scheduled. */
   let drainWake: Subscription | null = null;
+  /** `stop()` was called while a drain ran: it starts nothing more and ends with its items. */
+  let drainStopped = false;
   /** Claims are serialized so that concurrent looks never take more items than there are slots. */
   let claiming: Promise<number> = Promise.resolve(0);
   /**
@@ -212,13 +217,13 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     let total = 0;
     try {
       for (;;) {
-        total += await fill();
+        if (!drainStopped) total += await fill();
         if (inFlight.size === 0) return total;
         await new Promise<void>((resolve) => {
           slotFreed = resolve;
           // The items in flight may all be slow (a callback receiver that does not answer): the
           // limit is judged again after a window, and grows if the loop idled meanwhile.
-          if (limit.current < concurrency) {
+          if (limit.current < concurrency && !drainStopped) {
             drainWake ??= scheduler.schedule(() => {
               drainWake = null;
               freeSlot();
@@ -243,10 +248,11 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       do {
         again = false;
         total += await drainAll();
-      } while (again);
+      } while (again && !drainStopped);
       return total;
     })().finally(() => {
       draining = null;
+      drainStopped = false;
     });
     return draining;
   }
@@ -287,6 +293,11 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       timer?.unsubscribe();
       timer = null;
       armedAt = null;
+      if (draining) {
+        drainStopped = true;
+        drainWake?.unsubscribe();
+        drainWake = null;
+      }
       await claiming.catch(() => 0);
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },

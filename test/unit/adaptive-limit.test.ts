@@ -30,7 +30,7 @@ const limitOn = (loop: Loop): AdaptiveLimit =>
  * One window of 100 ms in which the limit held items back, `idleMs` of it idle, and `finished` items
  * ended; answers the limit after it was judged.
  */
-function heldBack(limit: AdaptiveLimit, loop: Loop, idleMs: number, finished = 100): number {
+function heldBack(limit: AdaptiveLimit, loop: Loop, idleMs: number, finished = 1_000): number {
   limit.slotsRanOut();
   for (let i = 0; i < finished; i += 1) limit.finished();
   loop.idle(idleMs);
@@ -47,6 +47,14 @@ function atMost(loop: Loop): AdaptiveLimit {
   return limit;
 }
 
+/** The limit after each of `count` busy windows in which `finished(current)` items ended. */
+const busyWindows = (
+  limit: AdaptiveLimit,
+  loop: Loop,
+  count: number,
+  finished: (current: number) => number = () => 1_000,
+): number[] => Array.from({ length: count }, () => heldBack(limit, loop, 0, finished(limit.current)));
+
 describe('adaptive limit of due items at once', () => {
   it('starts at the fewest', () => {
     expect(limitOn(fakeLoop()).current).toBe(16);
@@ -60,50 +68,66 @@ describe('adaptive limit of due items at once', () => {
     ]);
   });
 
-  it('shrinks to two thirds each busy window while as many items finish a second, down to the fewest', () => {
+  it('grows on a busy loop when fewer items ended in a window than ran: each waited longer', () => {
     const loop = fakeLoop();
-    const limit = atMost(loop);
-    expect(Array.from({ length: 7 }, () => heldBack(limit, loop, 0))).toEqual([85, 57, 38, 25, 17, 16, 16]);
+    const limit = limitOn(loop);
+    expect(heldBack(limit, loop, 0, 15)).toBe(24);
+    expect(heldBack(limit, loop, 0, 0)).toBe(36);
   });
 
   it('counts a loop that idled 2% of a window as busy, and one that idled more as waiting', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
     expect(heldBack(limit, loop, 3)).toBe(24);
-    expect(heldBack(limit, loop, 2)).toBe(16);
+    expect(heldBack(limit, loop, 2)).toBe(24);
+    expect(heldBack(limit, loop, 3)).toBe(36);
   });
 
-  it('on a busy loop, turns up when a step down cost more than a tenth of the items a second', () => {
+  it('at the most on a busy loop, holds while as many items end, tries a step down every tenth window, and goes on down while it costs nothing', () => {
     const loop = fakeLoop();
     const limit = atMost(loop);
-    expect(heldBack(limit, loop, 0, 100)).toBe(85);
-    expect(heldBack(limit, loop, 0, 91)).toBe(57);
-    expect(heldBack(limit, loop, 0, 81)).toBe(86);
+    expect(busyWindows(limit, loop, 17)).toEqual([...Array(10).fill(128), 85, 57, 38, 25, 17, 16, 16]);
   });
 
-  it('on a busy loop, goes on up while each step gains more than a tenth, and turns when one does not', () => {
+  it('at the most on a busy loop, turns down when the items ended a second fell by more than a tenth', () => {
     const loop = fakeLoop();
     const limit = atMost(loop);
-    heldBack(limit, loop, 0, 100);
-    expect(heldBack(limit, loop, 0, 60)).toBe(128);
-    expect(heldBack(limit, loop, 0, 90)).toBe(128);
-    expect(heldBack(limit, loop, 0, 99)).toBe(85);
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(128);
+    expect(heldBack(limit, loop, 0, 950)).toBe(128);
+    expect(heldBack(limit, loop, 0, 850)).toBe(85);
   });
 
-  it('at the fewest on a busy loop, tries one step up every tenth window and keeps it only if it gains', () => {
+  it('going down on a busy loop, turns up when a step cost more than a tenth of the items a second', () => {
     const loop = fakeLoop();
-    const limit = limitOn(loop);
-    const seen = Array.from({ length: 12 }, () => heldBack(limit, loop, 0));
-    expect(seen).toEqual([16, 16, 16, 16, 16, 16, 16, 16, 16, 24, 16, 16]);
+    const limit = atMost(loop);
+    heldBack(limit, loop, 0, 1_000);
+    expect(heldBack(limit, loop, 0, 890)).toBe(85);
+    expect(heldBack(limit, loop, 0, 846)).toBe(57);
+    expect(heldBack(limit, loop, 0, 700)).toBe(86);
   });
 
-  it('climbs from the fewest on a busy loop when the items finish a second grow with the limit', () => {
+  it('going up on a busy loop, goes on while each step gains more than a tenth, and turns when one does not', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
-    // Items that wait on the network in a process kept busy by other work: as many finish a second
-    // as run at once.
-    const seen = Array.from({ length: 16 }, () => heldBack(limit, loop, 0, limit.current));
-    expect(seen.slice(8)).toEqual([16, 24, 36, 54, 81, 122, 128, 85]);
+    heldBack(limit, loop, 0, 1_000);
+    expect(heldBack(limit, loop, 0, 800)).toBe(24);
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(36);
+    expect(heldBack(limit, loop, 0, 1_050)).toBe(24);
+  });
+
+  it('at the fewest on a busy loop, tries a step up every tenth window and keeps it only if it gains', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    expect(busyWindows(limit, loop, 12)).toEqual([...Array(10).fill(16), 24, 16]);
+  });
+
+  it('climbs from the fewest on a busy loop when the items ended a second grow with the limit', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    // Items that wait on the network in a process kept busy by other work: as many end a second as
+    // run at once.
+    const seen = busyWindows(limit, loop, 18, (current) => current * 20);
+    expect(seen.slice(10)).toEqual([24, 36, 54, 81, 122, 128, 128, 128]);
   });
 
   it('does not move before a window has passed, and answers whether it grew', () => {
@@ -117,12 +141,13 @@ describe('adaptive limit of due items at once', () => {
     expect(limit.judge()).toBe(true);
     expect(limit.current).toBe(24);
     limit.slotsRanOut();
+    for (let i = 0; i < 1_000; i += 1) limit.finished();
     loop.busy(100);
     expect(limit.judge()).toBe(false);
-    expect(limit.current).toBe(16);
+    expect(limit.current).toBe(24);
   });
 
-  it('does not move in a window in which it held nothing back: items ran out, or slots never did', () => {
+  it('does not move in a window in which it held nothing back: a claim came back short, or slots never ran out', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
     limit.slotsRanOut();
@@ -137,12 +162,41 @@ describe('adaptive limit of due items at once', () => {
     expect(heldBack(limit, loop, 30)).toBe(24);
   });
 
+  it('starts the window again when a claim comes back short', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    limit.slotsRanOut();
+    loop.idle(60);
+    limit.itemsRanOut();
+    limit.slotsRanOut();
+    loop.idle(60);
+    expect(limit.judge()).toBe(false);
+    loop.idle(40);
+    expect(limit.judge()).toBe(true);
+  });
+
+  it('starts a window when the limit starts holding items back: the wait for items to fall due is not in it', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    loop.idle(900);
+    expect(heldBack(limit, loop, 0)).toBe(16);
+  });
+
+  it('forgets the items ended a second of a busy window once a window was idle or held nothing back', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    heldBack(limit, loop, 0, 1_000);
+    heldBack(limit, loop, 30);
+    // Compared with the window before the idle one, 800 would have gained nothing and turned it down.
+    expect(heldBack(limit, loop, 0, 800)).toBe(24);
+  });
+
   it('stays at the most when the fewest is more than the most', () => {
     const loop = fakeLoop();
     const limit = createAdaptiveLimit({ max: 4, min: 16, windowMs: 100, loopTime: loop.loopTime });
     expect(limit.current).toBe(4);
     expect(heldBack(limit, loop, 30)).toBe(4);
-    expect(heldBack(limit, loop, 0)).toBe(4);
+    expect(busyWindows(limit, loop, 12)).toEqual(Array(12).fill(4));
   });
 
   it("reads Node's event loop by default: waiting on a timer is idle, work without a break is busy", async () => {
@@ -154,7 +208,8 @@ describe('adaptive limit of due items at once', () => {
     limit.slotsRanOut();
     const started = performance.now();
     while (performance.now() - started < 20) limit.finished();
-    limit.judge();
-    expect(limit.current).toBe(16);
+    // Busy, and more ended than ran: the first busy window only measures.
+    expect(limit.judge()).toBe(false);
+    expect(limit.current).toBe(24);
   });
 });

@@ -339,11 +339,15 @@ describe('due-work runner', () => {
 
   describe('how many run at once', () => {
     /**
-     * 6,000 items due at once with the default slots, each handler taking 1 ms of the loop's time and, when
-     * `waiting(n)` holds for the nth item started, 1 ms idle as if on the network; answers the most
-     * items running at once among the first and the last 1,000 started.
+     * `count` items due at once with the default slots, each handler taking 50 µs of the loop's
+     * time (as an expiry on memory does) and, when `waiting(n)` holds for the nth item started, 1 ms
+     * idle as if on the network; answers the most items running at once among the first and the
+     * last 1,000 started.
      */
-    async function runAtOnce(waiting: (started: number) => boolean): Promise<[number, number]> {
+    async function runAtOnce(
+      waiting: (started: number) => boolean,
+      count = 6_000,
+    ): Promise<[number, number]> {
       const loop = { idle: 0, active: 0 };
       let running = 0;
       const most: number[] = [];
@@ -356,14 +360,14 @@ describe('due-work runner', () => {
           const started = most.length;
           // Every item started before any ends: a claim resolves before the next macrotask.
           await new Promise((resolve) => setImmediate(resolve));
-          loop.active += 1;
+          loop.active += 0.05;
           if (waiting(started)) loop.idle += 1;
           running -= 1;
           return { done: true };
         },
       });
-      await memory.enqueue(Array.from({ length: 6_000 }, (_, i) => item(i, start)));
-      expect(await runner.drain()).toBe(6_000);
+      await memory.enqueue(Array.from({ length: count }, (_, i) => item(i, start)));
+      expect(await runner.drain()).toBe(count);
       return [Math.max(...most.slice(0, 1_000)), Math.max(...most.slice(-1_000))];
     }
 
@@ -384,7 +388,8 @@ describe('due-work runner', () => {
     });
 
     it('runs fewer at once again when the items stop waiting on the network', async () => {
-      const [first, last] = await runAtOnce((started) => started <= 3_000);
+      // At the most on a busy loop the limit tries a step down every tenth window of 2,000 items.
+      const [first, last] = await runAtOnce((started) => started <= 3_000, 40_000);
       expect(first).toBe(128);
       expect(last).toBeLessThanOrEqual(24);
     });
@@ -449,6 +454,63 @@ describe('due-work runner', () => {
       }
       expect(await drained).toBe(66);
       expect(vt.scheduler.actions).toHaveLength(0);
+    });
+
+    it('runs the timeouts behind 24 callbacks that hang on a loop kept busy: no item ended in a window', async () => {
+      let answer: () => void = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      // The loop never idles, as in a process kept busy by HTTP requests.
+      let now = () => start;
+      const { vt, memory, runner, runs } = setup({
+        callback: () => answered.then(() => ({ done: true })),
+        loopTime: () => ({ idle: 0, active: now() }),
+      });
+      now = () => vt.clock.now();
+      try {
+        await memory.enqueue(Array.from({ length: 24 }, (_, i) => item(i, start + 10, 'callback')));
+        await memory.enqueue(Array.from({ length: 50 }, (_, i) => item(100 + i, start + 10)));
+        runner.start();
+        await vt.advanceTo(start + 110);
+        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(0);
+        // 16, then 24 slots, all taken by callbacks; then 36, and the timeouts run in the 12 free.
+        await vt.advanceTo(start + 210);
+        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(50);
+      } finally {
+        answer();
+      }
+      await vt.settle();
+      expect(runs).toHaveLength(74);
+    });
+
+    it('stop() ends a drain under way: it starts no more items, and answers once its items are done', async () => {
+      let answer: () => void = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let now = () => start;
+      const { vt, memory, runner, runs } = setup({
+        callback: () => answered.then(() => ({ done: true })),
+        loopTime: () => ({ idle: now(), active: 0 }),
+      });
+      now = () => vt.clock.now();
+      await memory.enqueue(Array.from({ length: 40 }, (_, i) => item(i, start, 'callback')));
+      const drained = runner.drain();
+      await vt.settle();
+      expect(runs).toHaveLength(16);
+      const stopped = runner.stop();
+      try {
+        // A window later the limit would have grown and the drain taken more.
+        await vt.advanceBy(500);
+        expect(runs).toHaveLength(16);
+      } finally {
+        answer();
+      }
+      await stopped;
+      expect(await drained).toBe(16);
+      expect(vt.scheduler.actions).toHaveLength(0);
+      expect(await memory.nextRunAt()).toBe(start);
     });
 
     it('counts a claim that came back full as holding items back, though items ended while it ran', async () => {
