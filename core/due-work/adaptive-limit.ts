@@ -28,41 +28,14 @@ export interface AdaptiveLimitOptions {
  *
  * So the limit judges each window of at least `windowMs` in which it held items back (every slot was
  * taken, or a claim came back full), from when it started to, unless a claim that came back short
- * cut it off. If the event loop idled in it, or fewer items ended than ran (each took longer than
- * the window), the items wait on something, and the limit grows. Otherwise the processor is taken,
- * by the items or by other work such as HTTP requests, and the limit climbs towards more items
- * ended a second: it goes on the way it last moved while they stay within a tenth (going down) or
- * gain more than a tenth (going up), and turns otherwise. Held at a bound, it turns if they fell by
+ * cut it off. If the event loop idled in it, the items wait on something, and the limit grows.
+ * Otherwise the processor is taken, by the items or by other work such as HTTP requests, and the
+ * limit climbs towards more items ended a second: it goes on the way it last moved while they stay
+ * within a tenth (going down) or gain more than a tenth (going up), and turns otherwise; after a
+ * window at the same limit it goes on unless they fell. Held at a bound, it turns if they fell by
  * more than a tenth, and every tenth window tries a step back. Items that wait on the processor
- * thus settle near the fewest, and items that wait on the network near the most.
- */
-export interface AdaptiveLimitOptions {
-  /** The most items at once. */
-  max: number;
-  /** Where the limit starts, and the fewest items at once it goes down to (at most `max`). */
-  min: number;
-  /** The shortest span (ms) over which the limit judges how the items fared before it moves. */
-  windowMs: number;
-  /** The event loop's time so far; Node's `performance.eventLoopUtilization()` by default. */
-  loopTime?: () => LoopTime;
-}
-
-/**
- * How many due items run at once. An item that waits on the network (a chat platform, Redis, a
- * callback receiver) finishes no later with more beside it, so more at once finish more a second.
- * An item that only takes the processor (memory storage and the inbox) finishes no sooner, and the
- * objects that many items hold at once make each young-generation collection copy more: 100,000
- * timeouts among 1,000,000 pending on memory ran at 34,500 and 31,800 a second with 16 at once,
- * against 31,200 and 27,400 with 128. Neither kind is known in advance, and one process runs both.
- *
- * So the limit judges each window in which it held items back (every slot was taken, or a claim
- * came back full) and which no claim that came back short cut off. If the event loop idled in it, the items were
- * waiting on something, and the limit grows. If the loop never idled, the processor is taken, by
- * the items or by other work such as HTTP requests: the limit goes on in the direction it last
- * moved while the items finished a second stay within a tenth of the window before (lower) or gain
- * more than a tenth on it (higher), and turns otherwise. Items that wait on the processor thus go
- * down to the fewest, where every tenth window tries one step up; items that wait on the network
- * in a busy process climb back.
+ * thus settle near the fewest, and items that wait on the network near the most. (The runner does
+ * not count items that have run longer than a window: slow ones cannot hold back the rest.)
  */
 export interface AdaptiveLimit {
   /** The items that may run at once now. */
@@ -102,13 +75,17 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   /** The way the limit last moved on a busy loop, and the items ended a ms in that window. */
   let direction: 1 | -1 = -1;
   let lastRate: number | null = null;
+  /** The limit in the window of `lastRate`. */
+  let lastLimit = current;
   /** Busy windows in a row held at the bound the limit was heading for. */
   let windowsAtBound = 0;
 
   /** The step of a busy window: 1 up, -1 down, 0 none. */
   const busyStep = (rate: number): number => {
     const last = lastRate;
+    const stepped = current !== lastLimit;
     lastRate = rate;
+    lastLimit = current;
     // The first busy window after others only measures.
     if (last === null) return 0;
     const fell = rate < last * (1 - noise);
@@ -118,7 +95,9 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       // every tenth window tries a step back, in case the items have changed.
       windowsAtBound += 1;
       if (!fell && windowsAtBound % probeEvery !== 0) return 0;
-    } else if (direction < 0 ? !fell : rose) {
+    } else if (direction < 0 || !stepped ? !fell : rose) {
+      // Going down, or after a window at the same limit (the one that only measured): on unless
+      // the items ended a second fell; going up, on only while a step gains.
       return direction;
     }
     windowsAtBound = 0;
@@ -150,6 +129,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       heldBack = false;
       finished = 0;
       lastRate = null;
+      windowsAtBound = 0;
     },
     finished() {
       finished += 1;
@@ -166,12 +146,11 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       finished = 0;
       if (!counted) {
         lastRate = null;
+        windowsAtBound = 0;
         return false;
       }
-      // The loop idled, or fewer items ended than ran, each taking longer than the window: they
-      // wait on something other than this process's processor (a platform, a receiver that does not
-      // answer), however busy other work keeps the loop.
-      if (idle > elapsed * busyIdleShare || ended < current) {
+      // The loop idled: the items wait on something other than this process's processor.
+      if (idle > elapsed * busyIdleShare) {
         direction = 1;
         lastRate = null;
         windowsAtBound = 0;

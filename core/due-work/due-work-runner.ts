@@ -99,8 +99,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   let saturated = false;
   let draining: Promise<number> | null = null;
   let again = false;
-  /** Items being run, by this runner's every path (timer and drain). */
-  const inFlight = new Set<Promise<void>>();
+  /** Items being run, by this runner's every path (timer and drain), with when each started. */
+  const inFlight = new Map<Promise<void>, number>();
   /**
    * What the running drain waits on for a slot to free up. One waiter, not a race over the items
    * in flight: a race subscribes to every one of them, each time one finishes.
@@ -110,6 +110,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   let drainWake: Subscription | null = null;
   /** `stop()` was called while a drain ran: it starts nothing more and ends with its items. */
   let drainStopped = false;
+  /** `stop()` is waiting for the items in flight: no fill claims more. */
+  let stopping = false;
   /** Claims are serialized so that concurrent looks never take more items than there are slots. */
   let claiming: Promise<number> = Promise.resolve(0);
   /**
@@ -151,14 +153,27 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
         void look();
       }
     });
-    inFlight.add(run);
+    inFlight.set(run, clock.now());
+  }
+
+  /**
+   * The items in flight that started less than a window ago: those the limit counts. An item that
+   * has run longer (a callback receiver that does not answer) waits on something, and the items
+   * behind it run beside it, up to `concurrency` in all.
+   */
+  function recentlyStarted(): number {
+    const since = clock.now() - limitWindowMs;
+    let count = 0;
+    for (const started of inFlight.values()) if (started > since) count += 1;
+    return count;
   }
 
   /** Claims what is due, up to the free slots, and starts it without waiting; answers how many started. */
   async function fillSlots(): Promise<number> {
     let count = 0;
     for (;;) {
-      const want = Math.min(batchSize, limit.current - inFlight.size);
+      if (stopping) return count;
+      const want = Math.min(batchSize, limit.current - recentlyStarted(), concurrency - inFlight.size);
       slotsRanOut = want <= 0;
       if (slotsRanOut) {
         limit.slotsRanOut();
@@ -289,6 +304,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       arm(0);
     },
     async stop() {
+      stopping = true;
       started = false;
       timer?.unsubscribe();
       timer = null;
@@ -299,7 +315,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
         drainWake = null;
       }
       await claiming.catch(() => 0);
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);
+      stopping = false;
     },
     poke() {
       if (started) arm(0);

@@ -68,11 +68,32 @@ describe('adaptive limit of due items at once', () => {
     ]);
   });
 
-  it('grows on a busy loop when fewer items ended in a window than ran: each waited longer', () => {
+  it('grows on a busy loop however few items ended: the runner leaves slow ones out of its count', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
-    expect(heldBack(limit, loop, 0, 15)).toBe(24);
-    expect(heldBack(limit, loop, 0, 0)).toBe(36);
+    expect(heldBack(limit, loop, 0, 0)).toBe(16);
+    expect(heldBack(limit, loop, 0, 0)).toBe(16);
+  });
+
+  it('after a window at the same limit, goes on the way it last moved unless the items ended a second fell', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    expect(heldBack(limit, loop, 30)).toBe(24);
+    // The first busy window only measures; the next, at the same limit, goes on up.
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(24);
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(36);
+    // A step up that gained nothing turns.
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(24);
+    // Down, and down again while nothing is lost; a window at the same limit would go on down too.
+    expect(heldBack(limit, loop, 0, 1_000)).toBe(16);
+  });
+
+  it('after a window at the same limit, turns if the items ended a second fell by more than a tenth', () => {
+    const loop = fakeLoop();
+    const limit = limitOn(loop);
+    heldBack(limit, loop, 30);
+    heldBack(limit, loop, 0, 1_000);
+    expect(heldBack(limit, loop, 0, 850)).toBe(16);
   });
 
   it('counts a loop that idled 2% of a window as busy, and one that idled more as waiting', () => {
@@ -182,13 +203,37 @@ describe('adaptive limit of due items at once', () => {
     expect(heldBack(limit, loop, 0)).toBe(16);
   });
 
-  it('forgets the items ended a second of a busy window once a window was idle or held nothing back', () => {
+  it('forgets the items ended a second of a busy window once a window was idle', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
     heldBack(limit, loop, 0, 1_000);
     heldBack(limit, loop, 30);
-    // Compared with the window before the idle one, 800 would have gained nothing and turned it down.
+    // Compared with the window before the idle one, 800 would have fallen by a fifth and turned it.
     expect(heldBack(limit, loop, 0, 800)).toBe(24);
+  });
+
+  it.each([
+    [
+      'a claim came back short',
+      (limit: AdaptiveLimit) => {
+        limit.itemsRanOut();
+      },
+    ],
+    [
+      'a window held nothing back',
+      (limit: AdaptiveLimit, loop: Loop) => {
+        loop.busy(100);
+        limit.judge();
+      },
+    ],
+  ])('forgets the items ended a second of a busy window once %s', (_, interrupt) => {
+    const loop = fakeLoop();
+    const limit = atMost(loop);
+    heldBack(limit, loop, 0, 1_000);
+    interrupt(limit, loop);
+    // Compared with the window before, 800 would have fallen by a fifth and turned it down.
+    expect(heldBack(limit, loop, 0, 800)).toBe(128);
+    expect(heldBack(limit, loop, 0, 800)).toBe(128);
   });
 
   it('stays at the most when the fewest is more than the most', () => {

@@ -10,7 +10,7 @@ import {
 } from '../../core/due-work/due-work-runner.js';
 import type { DueWorkStore } from '../../core/ports/due-work-store.js';
 import type { LogFields, Logger } from '../../core/ports/logger.js';
-import { countingScheduler, virtualTime } from '../support/virtual-time.js';
+import { countingScheduler, macrotask, virtualTime } from '../support/virtual-time.js';
 
 const start = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -456,32 +456,34 @@ describe('due-work runner', () => {
       expect(vt.scheduler.actions).toHaveLength(0);
     });
 
-    it('runs the timeouts behind 24 callbacks that hang on a loop kept busy: no item ended in a window', async () => {
+    it('runs the timeouts behind 24 callbacks that hang on a loop kept busy: those running a window no longer count', async () => {
       let answer: () => void = () => {};
       const answered = new Promise<void>((resolve) => {
         answer = resolve;
       });
-      // The loop never idles, as in a process kept busy by HTTP requests.
+      // The loop never idles, as in a process kept busy by HTTP requests: the limit stays at 16.
       let now = () => start;
       const { vt, memory, runner, runs } = setup({
         callback: () => answered.then(() => ({ done: true })),
         loopTime: () => ({ idle: 0, active: now() }),
       });
       now = () => vt.clock.now();
+      const timeouts = () => runs.filter((run) => run.id.startsWith('timeout')).length;
       try {
         await memory.enqueue(Array.from({ length: 24 }, (_, i) => item(i, start + 10, 'callback')));
         await memory.enqueue(Array.from({ length: 50 }, (_, i) => item(100 + i, start + 10)));
         runner.start();
+        await vt.advanceTo(start + 109);
+        expect(runs).toHaveLength(16);
+        // The first 16 have run a window: the other 8 callbacks start, and the timeouts run in the
+        // 8 slots left.
         await vt.advanceTo(start + 110);
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(0);
-        // 16, then 24 slots, all taken by callbacks; then 36, and the timeouts run in the 12 free.
-        await vt.advanceTo(start + 210);
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(50);
+        expect(timeouts()).toBe(50);
+        expect(runs).toHaveLength(74);
       } finally {
         answer();
       }
       await vt.settle();
-      expect(runs).toHaveLength(74);
     });
 
     it('stop() ends a drain under way: it starts no more items, and answers once its items are done', async () => {
@@ -511,6 +513,44 @@ describe('due-work runner', () => {
       expect(await drained).toBe(16);
       expect(vt.scheduler.actions).toHaveLength(0);
       expect(await memory.nextRunAt()).toBe(start);
+    });
+
+    it('stop() ends a fill under way: no claim after it, though claims came back full', async () => {
+      const memory = memoryDueWorkStore();
+      let claims = 0;
+      let release: () => void = () => {};
+      const store: DueWorkStore = {
+        ...memory,
+        claim: async (now, limit, leaseMs) => {
+          claims += 1;
+          // The second claim waits until the test lets it go.
+          if (claims === 2) await new Promise<void>((resolve) => (release = resolve));
+          return memory.claim(now, limit, leaseMs);
+        },
+      };
+      const { runner, runs } = setup({ store, batchSize: 4, concurrency: 128 });
+      await memory.enqueue(Array.from({ length: 40 }, (_, i) => item(i, start)));
+      const drained = runner.drain();
+      await macrotask();
+      expect(claims).toBe(2);
+      const stopped = runner.stop();
+      release();
+      await stopped;
+      expect(claims).toBe(2);
+      expect(await drained).toBe(8);
+      expect(runs).toHaveLength(8);
+    });
+
+    it('drain() after a drain that stop() ended runs what is due', async () => {
+      const { memory, runner, runs } = setup({});
+      await memory.enqueue(Array.from({ length: 5 }, (_, i) => item(i, start)));
+      const drained = runner.drain();
+      await runner.stop();
+      await drained;
+      const before = runs.length;
+      await memory.enqueue(Array.from({ length: 5 }, (_, i) => item(10 + i, start)));
+      expect(await runner.drain()).toBe(10 - before);
+      expect(runs).toHaveLength(10);
     });
 
     it('counts a claim that came back full as holding items back, though items ended while it ran', async () => {
