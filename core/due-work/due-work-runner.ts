@@ -60,7 +60,7 @@ export interface DueWorkRunner {
   stop(): Promise<void>;
   /** Something was enqueued in this process: look again now rather than at the next poll. */
   poke(): void;
-  /** Runs every item due now, until none is left; answers how many ran. */
+  /** Runs every item due now, until none is left; answers how many ran (none while `stop()` runs). */
   drain(): Promise<number>;
 }
 
@@ -162,9 +162,14 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
    * behind it run beside it, up to `concurrency` in all.
    */
   function recentlyStarted(): number {
-    const since = clock.now() - limitWindowMs;
+    const now = clock.now();
     let count = 0;
-    for (const started of inFlight.values()) if (started > since) count += 1;
+    for (const [run, started] of inFlight) {
+      // A wall clock set back would keep items started before it recent for as long: from now
+      // they count for one window more.
+      if (started > now) inFlight.set(run, now);
+      if (started > now - limitWindowMs) count += 1;
+    }
     return count;
   }
 
@@ -238,7 +243,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
           slotFreed = resolve;
           // The items in flight may all be slow (a callback receiver that does not answer): the
           // limit is judged again after a window, and grows if the loop idled meanwhile.
-          if (limit.current < concurrency && !drainStopped) {
+          if (slotsRanOut && limit.current < concurrency && !drainStopped) {
             drainWake ??= scheduler.schedule(() => {
               drainWake = null;
               freeSlot();
@@ -276,6 +281,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   async function look(): Promise<void> {
     try {
       await fill();
+      if (stopping) return;
       // More may be due than there were slots: the next item to finish looks again, so nothing
       // spins meanwhile and a burst of due items takes one wake-up of the timer. Below the most at
       // once, the timer looks again after a window too: the items in flight may all be slow, and
@@ -317,6 +323,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       await claiming.catch(() => 0);
       while (inFlight.size > 0) await Promise.allSettled([...inFlight.keys()]);
       stopping = false;
+      // Started again while it waited: the looks of that start found nothing to do.
+      if (started) arm(0);
     },
     poke() {
       if (started) arm(0);

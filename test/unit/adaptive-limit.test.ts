@@ -68,7 +68,7 @@ describe('adaptive limit of due items at once', () => {
     ]);
   });
 
-  it('grows on a busy loop however few items ended: the runner leaves slow ones out of its count', () => {
+  it('does not grow on a busy loop however few items ended: the runner leaves slow ones out of its count', () => {
     const loop = fakeLoop();
     const limit = limitOn(loop);
     expect(heldBack(limit, loop, 0, 0)).toBe(16);
@@ -253,7 +253,7 @@ describe('adaptive limit of due items at once', () => {
     limit.slotsRanOut();
     const started = performance.now();
     while (performance.now() - started < 20) limit.finished();
-    // Busy, and more ended than ran: the first busy window only measures.
+    // Busy: the first busy window only measures.
     expect(limit.judge()).toBe(false);
     expect(limit.current).toBe(24);
   });

@@ -66,7 +66,7 @@ function setup(
     callback?: DueWorkHandler;
     store?: DueWorkStore;
   } & Partial<
-    Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize' | 'concurrency' | 'loopTime'>
+    Pick<DueWorkRunnerOptions, 'pollMs' | 'leaseMs' | 'batchSize' | 'concurrency' | 'loopTime' | 'clock'>
   > = {},
 ) {
   const vt = virtualTime(start);
@@ -86,7 +86,7 @@ function setup(
     };
   const runner = createDueWorkRunner({
     store,
-    clock: vt.clock,
+    clock: options.clock ?? vt.clock,
     logger,
     scheduler,
     handlers: {
@@ -484,6 +484,71 @@ describe('due-work runner', () => {
         answer();
       }
       await vt.settle();
+    });
+
+    it('counts items started before the wall clock was set back for one window more, not for as long', async () => {
+      let answer: () => void = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let offset = 0;
+      let now = () => start;
+      const { vt, memory, runner, runs } = setup({
+        callback: () => answered.then(() => ({ done: true })),
+        // A busy loop: the limit stays at 16.
+        loopTime: () => ({ idle: 0, active: now() }),
+        clock: { now: () => now() + offset },
+      });
+      now = () => vt.clock.now();
+      const timeouts = () => runs.filter((run) => run.id.startsWith('timeout')).length;
+      try {
+        await memory.enqueue(Array.from({ length: 16 }, (_, i) => item(i, start - 120_000, 'callback')));
+        await memory.enqueue(Array.from({ length: 50 }, (_, i) => item(100 + i, start - 120_000)));
+        runner.start();
+        await vt.advanceTo(start + 10);
+        expect(runs).toHaveLength(16);
+        offset = -60_000;
+        await vt.advanceTo(start + 310);
+        expect(timeouts()).toBe(50);
+      } finally {
+        answer();
+      }
+      await vt.settle();
+    });
+
+    it('start() while stop() waits for its items looks again once they are done, without spinning meanwhile', async () => {
+      let answer: () => void = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      const memory = memoryDueWorkStore();
+      let looks = 0;
+      const store: DueWorkStore = {
+        ...memory,
+        nextRunAt: () => {
+          looks += 1;
+          return memory.nextRunAt();
+        },
+      };
+      const { vt, runner, runs } = setup({
+        store,
+        callback: () => answered.then(() => ({ done: true })),
+      });
+      await memory.enqueue([item(1, start, 'callback')]);
+      runner.start();
+      await vt.advanceTo(start);
+      expect(runs).toHaveLength(1);
+      await memory.enqueue([item(2, start + 60)]);
+      const stopped = runner.stop();
+      runner.start();
+      const looksBefore = looks;
+      await vt.advanceTo(start + 300);
+      expect(looks - looksBefore).toBeLessThan(5);
+      expect(runs).toHaveLength(1);
+      answer();
+      await stopped;
+      await vt.advanceTo(start + 310);
+      expect(runs.map((run) => run.id)).toEqual([item(1, 0, 'callback').id, item(2, 0).id]);
     });
 
     it('stop() ends a drain under way: it starts no more items, and answers once its items are done', async () => {
