@@ -394,6 +394,33 @@ describe('due-work runner', () => {
       expect(last).toBeLessThanOrEqual(24);
     });
 
+    /**
+     * A runner whose callbacks hang until `answer()`, on a loop that idles (`idle`) or never idles
+     * (`busy`, as in a process kept busy by HTTP requests: the limit stays at 16) as virtual time
+     * passes, so that a window passes only when the test moves time; `clockOffset` moves the
+     * runner's wall clock away from virtual time.
+     */
+    function withHangingCallbacks(
+      loop: 'idle' | 'busy',
+      options: Parameters<typeof setup>[0] & { clockOffset?: () => number } = {},
+    ) {
+      let answer: () => void = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let now = () => start;
+      const { clockOffset, ...rest } = options;
+      const run = setup({
+        callback: () => answered.then(() => ({ done: true })),
+        loopTime: () => (loop === 'idle' ? { idle: now(), active: 0 } : { idle: 0, active: now() }),
+        ...(clockOffset === undefined ? {} : { clock: { now: () => now() + clockOffset() } }),
+        ...rest,
+      });
+      now = () => run.vt.clock.now();
+      const timeouts = () => run.runs.filter((ran) => ran.id.startsWith('timeout')).length;
+      return { ...run, answer: () => answer(), timeouts };
+    }
+
     /** 16 callbacks whose receiver does not answer, then 50 timeouts, all due at `start + 10`. */
     async function slowCallbacksFirst(setupRun: ReturnType<typeof setup>['memory']): Promise<void> {
       await setupRun.enqueue(Array.from({ length: 16 }, (_, i) => item(i, start + 10, 'callback')));
@@ -401,26 +428,15 @@ describe('due-work runner', () => {
     }
 
     it('runs the timeouts behind 16 callbacks that hang, the limit growing while the loop idles', async () => {
-      let answer: () => void = () => {};
-      const answered = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      // The loop idles as virtual time passes: a window passes only when the test moves time.
-      let now = () => start;
-      const { vt, memory, runner, runs } = setup({
-        callback: () => answered.then(() => ({ done: true })),
-        loopTime: () => ({ idle: now(), active: 0 }),
-      });
-      now = () => vt.clock.now();
-      // Answered in the end even when an expectation fails, so that the runner can stop.
+      const { vt, memory, runner, runs, answer, timeouts } = withHangingCallbacks('idle');
       try {
         await slowCallbacksFirst(memory);
         runner.start();
         await vt.advanceTo(start + 10);
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(0);
+        expect(timeouts()).toBe(0);
         // One window later the runner looks again, finds that the loop idled, and takes more at once.
         await vt.advanceTo(start + 110);
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(50);
+        expect(timeouts()).toBe(50);
       } finally {
         answer();
       }
@@ -429,26 +445,15 @@ describe('due-work runner', () => {
     });
 
     it('drain() runs the timeouts behind 16 callbacks that hang, the limit growing while the loop idles', async () => {
-      let answer: () => void = () => {};
-      const answered = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      // The loop idles as virtual time passes: a window passes only when the test moves time.
-      let now = () => start;
-      const { vt, memory, runner, runs } = setup({
-        callback: () => answered.then(() => ({ done: true })),
-        loopTime: () => ({ idle: now(), active: 0 }),
-      });
-      now = () => vt.clock.now();
-      // Answered in the end even when an expectation fails, so that the runner can stop.
+      const { vt, memory, runner, answer, timeouts } = withHangingCallbacks('idle');
       await slowCallbacksFirst(memory);
       await vt.advanceTo(start + 10);
       const drained = runner.drain();
       try {
         await vt.settle();
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(0);
+        expect(timeouts()).toBe(0);
         await vt.advanceTo(start + 110);
-        expect(runs.filter((run) => run.id.startsWith('timeout'))).toHaveLength(50);
+        expect(timeouts()).toBe(50);
       } finally {
         answer();
       }
@@ -457,18 +462,7 @@ describe('due-work runner', () => {
     });
 
     it('runs the timeouts behind 24 callbacks that hang on a loop kept busy: those running a window no longer count', async () => {
-      let answer: () => void = () => {};
-      const answered = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      // The loop never idles, as in a process kept busy by HTTP requests: the limit stays at 16.
-      let now = () => start;
-      const { vt, memory, runner, runs } = setup({
-        callback: () => answered.then(() => ({ done: true })),
-        loopTime: () => ({ idle: 0, active: now() }),
-      });
-      now = () => vt.clock.now();
-      const timeouts = () => runs.filter((run) => run.id.startsWith('timeout')).length;
+      const { vt, memory, runner, runs, answer, timeouts } = withHangingCallbacks('busy');
       try {
         await memory.enqueue(Array.from({ length: 24 }, (_, i) => item(i, start + 10, 'callback')));
         await memory.enqueue(Array.from({ length: 50 }, (_, i) => item(100 + i, start + 10)));
@@ -487,20 +481,10 @@ describe('due-work runner', () => {
     });
 
     it('counts items started before the wall clock was set back for one window more, not for as long', async () => {
-      let answer: () => void = () => {};
-      const answered = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
       let offset = 0;
-      let now = () => start;
-      const { vt, memory, runner, runs } = setup({
-        callback: () => answered.then(() => ({ done: true })),
-        // A busy loop: the limit stays at 16.
-        loopTime: () => ({ idle: 0, active: now() }),
-        clock: { now: () => now() + offset },
+      const { vt, memory, runner, runs, answer, timeouts } = withHangingCallbacks('busy', {
+        clockOffset: () => offset,
       });
-      now = () => vt.clock.now();
-      const timeouts = () => runs.filter((run) => run.id.startsWith('timeout')).length;
       try {
         await memory.enqueue(Array.from({ length: 16 }, (_, i) => item(i, start - 120_000, 'callback')));
         await memory.enqueue(Array.from({ length: 50 }, (_, i) => item(100 + i, start - 120_000)));
@@ -552,16 +536,7 @@ describe('due-work runner', () => {
     });
 
     it('stop() ends a drain under way: it starts no more items, and answers once its items are done', async () => {
-      let answer: () => void = () => {};
-      const answered = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      let now = () => start;
-      const { vt, memory, runner, runs } = setup({
-        callback: () => answered.then(() => ({ done: true })),
-        loopTime: () => ({ idle: now(), active: 0 }),
-      });
-      now = () => vt.clock.now();
+      const { vt, memory, runner, runs, answer } = withHangingCallbacks('idle');
       await memory.enqueue(Array.from({ length: 40 }, (_, i) => item(i, start, 'callback')));
       const drained = runner.drain();
       await vt.settle();
