@@ -71,7 +71,8 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   let current = min;
   let start = loopTime();
   let heldBack = false;
-  let finished = 0;
+  /** Items ended in the window. */
+  let endedInWindow = 0;
   /** The way the limit last moved on a busy loop, and the items ended a ms in that window. */
   let direction: 1 | -1 = -1;
   let lastRate: number | null = null;
@@ -120,19 +121,19 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       // time the runner waited for items to fall due says nothing of the limit.
       if (!heldBack) {
         start = loopTime();
-        finished = 0;
+        endedInWindow = 0;
       }
       heldBack = true;
     },
     itemsRanOut() {
       start = loopTime();
       heldBack = false;
-      finished = 0;
+      endedInWindow = 0;
       lastRate = null;
       windowsAtBound = 0;
     },
     finished() {
-      finished += 1;
+      endedInWindow += 1;
     },
     judge() {
       const now = loopTime();
@@ -140,10 +141,10 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       const elapsed = idle + now.active - start.active;
       if (elapsed < windowMs) return false;
       const counted = heldBack;
-      const ended = finished;
+      const ended = endedInWindow;
       start = now;
       heldBack = false;
-      finished = 0;
+      endedInWindow = 0;
       if (!counted) {
         lastRate = null;
         windowsAtBound = 0;
