@@ -261,6 +261,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
   function drain(): Promise<number> {
     if (draining) {
       again = true;
+      // The running drain may be waiting on items that hang: it looks again now.
+      freeSlot();
       return draining;
     }
     draining = (async () => {

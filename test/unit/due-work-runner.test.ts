@@ -535,6 +535,48 @@ describe('due-work runner', () => {
       expect(runs.map((run) => run.id)).toEqual([item(1, 0, 'callback').id, item(2, 0).id]);
     });
 
+    it('drain() called while a drain waits on hung items makes it look again at once', async () => {
+      const { vt, memory, runner, runs, answer, timeouts } = withHangingCallbacks('idle');
+      await memory.enqueue(Array.from({ length: 15 }, (_, i) => item(i, start, 'callback')));
+      const drained = runner.drain();
+      try {
+        await vt.settle();
+        expect(runs).toHaveLength(15);
+        await memory.enqueue(Array.from({ length: 5 }, (_, i) => item(100 + i, start)));
+        const joined = runner.drain();
+        await vt.settle();
+        expect(timeouts()).toBe(5);
+        expect(joined).toBe(drained);
+      } finally {
+        answer();
+      }
+      expect(await drained).toBe(20);
+    });
+
+    it('a drain waiting on a hung item whose items ran out does not look again every window', async () => {
+      const memory = memoryDueWorkStore();
+      let claims = 0;
+      const store: DueWorkStore = {
+        ...memory,
+        claim: (now, limit, leaseMs) => {
+          claims += 1;
+          return memory.claim(now, limit, leaseMs);
+        },
+      };
+      const { vt, runner, answer } = withHangingCallbacks('idle', { store });
+      await memory.enqueue([item(1, start, 'callback')]);
+      const drained = runner.drain();
+      try {
+        await vt.settle();
+        const before = claims;
+        await vt.advanceBy(1_000);
+        expect(claims - before).toBe(0);
+      } finally {
+        answer();
+      }
+      expect(await drained).toBe(1);
+    });
+
     it('stop() ends a drain under way: it starts no more items, and answers once its items are done', async () => {
       const { vt, memory, runner, runs, answer } = withHangingCallbacks('idle');
       await memory.enqueue(Array.from({ length: 40 }, (_, i) => item(i, start, 'callback')));
