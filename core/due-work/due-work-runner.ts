@@ -300,6 +300,8 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       }
       armNoLaterThan(await nextDelay());
     } catch (error) {
+      // Stopped meanwhile: the store may be closed on purpose, and nothing tries again.
+      if (!started) return;
       logger.error('due work store unreachable; trying again', { error: describeError(error) });
       arm(pollMs);
     }

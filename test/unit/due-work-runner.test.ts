@@ -754,4 +754,24 @@ describe('due-work runner', () => {
     await vt.advanceTo(start + 1_000);
     expect(runs.map((r) => r.at)).toEqual([start + 1_000]);
   });
+
+  it('logs nothing when a look under way fails once stop() has returned, the store closed after it', async () => {
+    const memory = memoryDueWorkStore();
+    let fail: (error: Error) => void = () => {};
+    const closing: DueWorkStore = {
+      ...memory,
+      nextRunAt: () =>
+        new Promise((_, reject) => {
+          fail = reject;
+        }),
+    };
+    const { vt, runner, errors } = setup({ store: closing });
+    runner.start();
+    await vt.settle();
+    await runner.stop();
+    fail(new Error('The client is closed'));
+    await vt.settle();
+    expect(errors).toEqual([]);
+    expect(vt.scheduler.actions).toHaveLength(0);
+  });
 });
