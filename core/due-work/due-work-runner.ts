@@ -178,7 +178,9 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
     let count = 0;
     for (;;) {
       if (stopping) return count;
-      const want = Math.min(batchSize, limit.current - recentlyStarted(), concurrency - inFlight.size);
+      // At the most, the cap on every item in flight binds as soon: the recent ones need no count.
+      const counted = limit.current < concurrency ? recentlyStarted() : inFlight.size;
+      const want = Math.min(batchSize, limit.current - counted, concurrency - inFlight.size);
       slotsRanOut = want <= 0;
       if (slotsRanOut) {
         limit.slotsRanOut();
