@@ -229,6 +229,31 @@ describe('Slack transport against a fake Slack Web API', () => {
     });
   });
 
+  it("fails a delivery at once when Slack's 429 asks to wait longer than retry.maxRetryAfterMs", async () => {
+    const { slack, send, logger } = await start({ retry: { ...fastRetry, maxRetryAfterMs: 30_000 } });
+    slack.inject('chat.postMessage', { kind: 'rate-limited', retryAfterSeconds: 3600 });
+    const started = performance.now();
+    const sent = await send({ user_emails: [bob], message: 'Hello' });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(sent.status).toBe(500);
+    expect(sent.json.details).toContain(bob);
+    // Not tried again, and not paused: Slack posted nothing.
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(0);
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'delivery failed',
+        fields: expect.objectContaining({
+          error: expect.stringContaining('Slack answered 429 and asked to wait 3600 s'),
+        }),
+      }),
+    );
+    // The workspace is not paused: the next send goes out at once.
+    expect((await send({ user_emails: [bob], message: 'Again' })).status).toBe(200);
+    expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['Again']);
+  });
+
   it('posts no message twice when Slack answers a post after the timeout: the recipient is named in the 500', async () => {
     const { slack, send, logger } = await start({ requestTimeoutMs: 300 });
     const release = slack.hold('chat.postMessage');

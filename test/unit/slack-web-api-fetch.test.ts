@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
+import { RetryAfterTooLongError, webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
 
 interface Received {
   method: string;
@@ -53,7 +53,7 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       res.writeHead(200, 'OK').end('{"ok":true,"ts":"1.000001","text":"héllo"}');
     });
     const body = 'channel=D1&text=h%C3%A9llo';
-    const response = await webApiFetch(1000)(url, {
+    const response = await webApiFetch(1000, 60_000)(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer xoxb-1' },
       body,
@@ -81,16 +81,39 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
 
   it('answers an HTTP error as a response, not a rejection, so the client decides whether to retry', async () => {
     const { url } = await serve((res) => res.writeHead(503).end('{"ok":false}'));
-    const response = await webApiFetch(1000)(url, { method: 'POST', body: '' });
+    const response = await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
     expect(response).toMatchObject({ ok: false, status: 503 });
     expect(await response.text()).toBe('{"ok":false}');
+  });
+
+  it('answers a 429 whose Retry-After is within the longest wait, for the client to wait it out', async () => {
+    const { url } = await serve((res) => res.writeHead(429, { 'retry-after': '60' }).end('{"ok":false}'));
+    const response = await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
+    expect(response).toMatchObject({ ok: false, status: 429 });
+    expect(response.headers.get('retry-after')).toBe('60');
+  });
+
+  it('rejects a 429 whose Retry-After asks for longer than the longest wait, in seconds or as a date', async () => {
+    const { url } = await serve((res) => res.writeHead(429, { 'retry-after': '61' }).end('{"ok":false}'));
+    const call = webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
+    await expect(call).rejects.toThrow(RetryAfterTooLongError);
+    await expect(call).rejects.toThrow('Slack answered 429 and asked to wait 61 s');
+    server?.closeAllConnections();
+    server?.close();
+    const inAnHour = new Date(Date.now() + 3_600_000).toUTCString();
+    const dated = await serve((res) => res.writeHead(429, { 'retry-after': inAnHour }).end('{"ok":false}'));
+    await expect(webApiFetch(1000, 60_000)(dated.url, { method: 'POST', body: '' })).rejects.toThrow(
+      RetryAfterTooLongError,
+    );
   });
 
   it('decodes a body a proxy compressed', async () => {
     const { url } = await serve((res) =>
       res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('{"ok":true}')),
     );
-    expect(await (await webApiFetch(1000)(url, { method: 'POST', body: '' })).json()).toEqual({ ok: true });
+    expect(await (await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' })).json()).toEqual({
+      ok: true,
+    });
   });
 
   it('rejects an answer that takes longer than its deadline (kept to within a second)', async () => {
@@ -98,7 +121,7 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       setTimeout(() => res.writeHead(200).end('{"ok":true}'), 5000);
     });
     const started = performance.now();
-    await expect(webApiFetch(100)(url, { method: 'POST', body: '' })).rejects.toThrow(
+    await expect(webApiFetch(100, 60_000)(url, { method: 'POST', body: '' })).rejects.toThrow(
       'Slack Web API call timed out after 100 ms',
     );
     expect(performance.now() - started).toBeLessThan(2500);
@@ -110,14 +133,14 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       res.write('{"ok":');
       setTimeout(() => res.destroy(), 10);
     });
-    await expect(webApiFetch(1000)(url, { method: 'POST', body: '' })).rejects.toThrow();
+    await expect(webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' })).rejects.toThrow();
   });
 
   it('rejects a redirect instead of following it', async () => {
     const { url, received } = await serve((res) => res.writeHead(302, { location: '/elsewhere' }).end());
-    await expect(webApiFetch(1000)(url, { method: 'POST', body: '', redirect: 'error' })).rejects.toThrow(
-      /redirect \(302\)/,
-    );
+    await expect(
+      webApiFetch(1000, 60_000)(url, { method: 'POST', body: '', redirect: 'error' }),
+    ).rejects.toThrow(/redirect \(302\)/);
     expect(received).toHaveLength(1);
   });
 
@@ -126,14 +149,16 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       setTimeout(() => res.writeHead(200).end('{"ok":true}'), 300);
     });
     const controller = new AbortController();
-    const call = webApiFetch(0)(url, { method: 'POST', body: '', signal: controller.signal });
+    const call = webApiFetch(0, 60_000)(url, { method: 'POST', body: '', signal: controller.signal });
     controller.abort(new Error('gave up'));
     await expect(call).rejects.toThrow('gave up');
   });
 
   it('refuses a multipart body: the transport uploads no files', async () => {
     const { url, received } = await serve((res) => res.writeHead(200).end('{"ok":true}'));
-    await expect(webApiFetch(1000)(url, { method: 'POST', body: new FormData() })).rejects.toThrow(TypeError);
+    await expect(webApiFetch(1000, 60_000)(url, { method: 'POST', body: new FormData() })).rejects.toThrow(
+      TypeError,
+    );
     expect(received).toEqual([]);
   });
 });

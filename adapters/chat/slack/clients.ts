@@ -7,7 +7,7 @@ import {
   type WebClientOptions,
 } from '@slack/web-api';
 import type { Logger } from '../../../core/adapter-kit.js';
-import { PostOutcomeUnknownError, webApiFetch } from './web-api-fetch.js';
+import { PostOutcomeUnknownError, RetryAfterTooLongError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
 export interface SlackRetryOptions {
@@ -21,6 +21,12 @@ export interface SlackRetryOptions {
   minDelayMs?: number;
   /** Longest pause between retries, besides what `Retry-After` asks for (ms, default 10000). */
   maxDelayMs?: number;
+  /**
+   * Longest `Retry-After` of a `429` that is waited out (ms, default 60,000). A `429` that asks for
+   * longer fails the call at once, as a failed delivery, rather than pause every call to the
+   * workspace that long (Slack posted nothing).
+   */
+  maxRetryAfterMs?: number;
 }
 
 /** How the transport's Web API clients are built. */
@@ -36,14 +42,17 @@ export interface SlackClientSettings {
 }
 
 /**
- * What stops the client's retries of a post whose outcome is unknown. The client hands its retry
- * settings to `p-retry`, which gives up when `onFailedAttempt` throws; the SDK's type of those
- * settings does not name that member, hence this object of its own.
+ * What stops the client's retries of a post whose outcome is unknown, and of a `429` that asks to
+ * wait too long. The client hands its retry settings to `p-retry`, which gives up when
+ * `onFailedAttempt` throws; the SDK's type of those settings does not name that member, hence this
+ * object of its own.
  */
 const neverRetried = {
   onFailedAttempt(error: unknown): void {
     const original = (error as { original?: unknown } | null)?.original;
-    if (original instanceof PostOutcomeUnknownError) throw error;
+    if (original instanceof PostOutcomeUnknownError || original instanceof RetryAfterTooLongError) {
+      throw error;
+    }
   },
 };
 
@@ -65,7 +74,7 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
       ...neverRetried,
     },
     // The deadline is kept by the fetch: the client's own costs a transferable signal per call.
-    fetch: webApiFetch(settings.requestTimeoutMs),
+    fetch: webApiFetch(settings.requestTimeoutMs, settings.retry.maxRetryAfterMs ?? 60_000),
     timeout: 0,
     rejectRateLimitedCalls: false,
     allowAbsoluteUrls: false,

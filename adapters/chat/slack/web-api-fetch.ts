@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { FetchFunction } from '@slack/web-api';
 import { Agent, type Dispatcher, request } from 'undici';
+import { parseRetryAfter } from '../../callbacks/retry-after.js';
 
 /** What the Web API client hands a `fetch`, and what it reads of the answer. */
 type FetchResponse = Awaited<ReturnType<FetchFunction>>;
@@ -12,6 +13,12 @@ type FetchResponse = Awaited<ReturnType<FetchFunction>>;
  * client must not retry it (`clients.ts`).
  */
 export class PostOutcomeUnknownError extends Error {}
+
+/**
+ * A `429` whose `Retry-After` asks for longer than the transport waits: nothing was done, and the
+ * client must not retry it (`clients.ts`), or every call to the workspace would pause that long.
+ */
+export class RetryAfterTooLongError extends Error {}
 
 /** Codes of failures to connect: such a call never reached Slack, and may be made again. */
 const neverSent = new Set([
@@ -35,17 +42,20 @@ const posting = /\/chat\.postMessage$/;
  * recipient on the event loop that serves the API. The Web API needs none of what it adds: every
  * call is a small form-encoded POST answered by a small JSON body (the transport uploads no files,
  * which the client would send as `FormData`). Redirects are not followed, and a body a proxy
- * compressed anyway is decompressed.
+ * compressed anyway is decompressed. A `429` that asks to wait longer than `maxRetryAfterMs` fails
+ * with {@link RetryAfterTooLongError}.
  */
-export function webApiFetch(timeoutMs: number): FetchFunction {
+export function webApiFetch(timeoutMs: number, maxRetryAfterMs: number): FetchFunction {
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   return async (url, init = {}) => {
     const body = init.body ?? '';
     if (typeof body !== 'string') {
       throw new TypeError('The Slack transport makes form-encoded calls only, no uploads');
     }
+    let answer: Dispatcher.ResponseData;
+    let bytes: Buffer;
     try {
-      const answer = await request(url, {
+      answer = await request(url, {
         method: init.method ?? 'POST',
         headers: init.headers ?? {},
         body,
@@ -59,8 +69,7 @@ export function webApiFetch(timeoutMs: number): FetchFunction {
       }
       // Read in full before answering: a connection cut mid-body rejects here, as a network failure
       // the client retries.
-      const bytes = await decoded(answer, Buffer.from(await answer.body.arrayBuffer()));
-      return fetchResponse(String(url), answer, bytes);
+      bytes = await decoded(answer, Buffer.from(await answer.body.arrayBuffer()));
     } catch (error) {
       const failure = timedOut(error)
         ? new Error(`Slack Web API call timed out after ${timeoutMs} ms`, { cause: error })
@@ -74,6 +83,15 @@ export function webApiFetch(timeoutMs: number): FetchFunction {
       }
       throw failure;
     }
+    if (answer.statusCode === 429) {
+      const asked = parseRetryAfter(answer.headers['retry-after'], Date.now());
+      if (asked !== null && asked > maxRetryAfterMs) {
+        throw new RetryAfterTooLongError(
+          `Slack answered 429 and asked to wait ${asked / 1000} s, longer than the transport waits (retry.maxRetryAfterMs: ${maxRetryAfterMs} ms): not tried again`,
+        );
+      }
+    }
+    return fetchResponse(String(url), answer, bytes);
   };
 }
 
