@@ -65,14 +65,29 @@ describe('clientCredentialsTokenProvider', () => {
     expect(tokenRequests(authority)).toBe(2);
   });
 
-  it('gives the transport tokens the Bot Connector accepts: every Microsoft endpoint can be local', async () => {
+  it('forgets its tokens when told to: the next call gets a new one', async () => {
+    authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
+    const provider = clientCredentialsTokenProvider({
+      tokenEndpoint: authority.tokenEndpoint,
+      clientId: appId,
+      clientSecret: secret,
+    });
+    const first = await provider.getAccessToken('https://api.botframework.com');
+    provider.forget();
+    const second = await provider.getAccessToken('https://api.botframework.com');
+    expect(second).not.toBe(first);
+    expect(tokenRequests(authority)).toBe(2);
+  });
+
+  /** A transport whose tokens come from the local authority, with bob installed, and a send of `message` to him. */
+  async function teamsWorld(acceptToken: (token: string, local: LocalOpenIdAuthority) => boolean) {
     authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
     const local = authority;
     const tenantId = '55555555-5555-4555-8555-555555555555';
     const bob = { id: '29:bob', aadObjectId: 'aad-bob', name: 'Bob', email: 'bob@acme.test', tenantId };
     const connector = await startFakeBotConnector({
       appId,
-      acceptToken: (token) => local.issued(token),
+      acceptToken: (token) => acceptToken(token, local),
       users: [bob],
     });
     const transport = teamsTransport({
@@ -85,40 +100,89 @@ describe('clientCredentialsTokenProvider', () => {
         clientId: appId,
         clientSecret: secret,
       }),
+      retry: { retries: 1, minDelayMs: 1, maxDelayMs: 10 },
     });
     const notifier = createNotifier({ storage: memoryStorage(), transports: [transport] });
     await notifier.seed(testSeed);
-    try {
-      for (const activity of connector.installActivities(bob.id)) {
-        const response = await transport.routes[0]!.handle(
-          {
-            method: 'POST',
-            path: '/teams/messages',
-            query: new URLSearchParams(),
-            headers: {
-              authorization: `Bearer ${local.activityToken({ audience: appId, serviceUrl: connector.serviceUrl })}`,
-            },
-            body: new TextEncoder().encode(JSON.stringify(activity)),
-            clientAddress: '127.0.0.1',
+    for (const activity of connector.installActivities(bob.id)) {
+      const response = await transport.routes[0]!.handle(
+        {
+          method: 'POST',
+          path: '/teams/messages',
+          query: new URLSearchParams(),
+          headers: {
+            authorization: `Bearer ${local.activityToken({ audience: appId, serviceUrl: connector.serviceUrl })}`,
           },
-          {},
-        );
-        expect(response.status).toBe(200);
-      }
-      const sent = await notifier.handle({
-        method: 'POST',
-        url: '/api/notify',
-        headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
-        body: [Buffer.from(JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Hello' }))],
-        clientAddress: '127.0.0.1',
-      });
-      expect(sent?.status).toBe(200);
+          body: new TextEncoder().encode(JSON.stringify(activity)),
+          clientAddress: '127.0.0.1',
+        },
+        {},
+      );
+      expect(response.status).toBe(200);
+    }
+    const send = async (message: string) =>
+      (
+        await notifier.handle({
+          method: 'POST',
+          url: '/api/notify',
+          headers: { 'x-api-key': testKeys.alice, 'content-type': 'application/json' },
+          body: [Buffer.from(JSON.stringify({ user_emails: ['bob@acme.test'], message }))],
+          clientAddress: '127.0.0.1',
+        })
+      )?.status;
+    const close = async () => {
+      await notifier.stop();
+      await connector.close();
+    };
+    return { local, bob, connector, send, close };
+  }
+
+  it('gives the transport tokens the Bot Connector accepts: every Microsoft endpoint can be local', async () => {
+    const { bob, connector, send, close } = await teamsWorld((token, local) => local.issued(token));
+    try {
+      expect(await send('Hello')).toBe(200);
       expect(connector.messagesOf(bob.id)).toHaveLength(1);
       expect(connector.calls.every((call) => call.authorized)).toBe(true);
       expect(connector.violations).toEqual([]);
     } finally {
-      await notifier.stop();
-      await connector.close();
+      await close();
+    }
+  });
+
+  it('gets a new token when the Bot Connector refuses the one kept (401), and sends with it', async () => {
+    const used = new Set<string>();
+    const revoked = new Set<string>();
+    const { local, bob, connector, send, close } = await teamsWorld((token, issuer) => {
+      used.add(token);
+      return issuer.issued(token) && !revoked.has(token);
+    });
+    try {
+      expect(await send('one')).toBe(200);
+      for (const token of used) revoked.add(token);
+      expect(await send('two')).toBe(200);
+      expect(connector.messagesOf(bob.id)).toHaveLength(2);
+      expect(tokenRequests(local)).toBe(2);
+      expect(connector.violations).toEqual(['send: called without an accepted bearer token']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('fails the delivery when the Bot Connector refuses a new token too: one more try, not a loop', async () => {
+    let refusing = false;
+    const { local, bob, connector, send, close } = await teamsWorld(
+      (token, issuer) => issuer.issued(token) && !refusing,
+    );
+    try {
+      expect(await send('one')).toBe(200);
+      refusing = true;
+      const sendsBefore = connector.calls.filter((call) => call.operation === 'send').length;
+      expect(await send('two')).toBe(500);
+      expect(connector.calls.filter((call) => call.operation === 'send').length - sendsBefore).toBe(2);
+      expect(tokenRequests(local)).toBe(2);
+      expect(connector.messagesOf(bob.id)).toHaveLength(1);
+    } finally {
+      await close();
     }
   });
 });

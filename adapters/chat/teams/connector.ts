@@ -7,7 +7,7 @@ import {
 import { z } from 'zod';
 import type { AgentAccount } from './members.js';
 import type { Pacer } from './pacer.js';
-import { type RetryEnvironment, type RetryPolicy, withRetries } from './retry.js';
+import { httpStatusOf, type RetryEnvironment, type RetryPolicy, withRetries } from './retry.js';
 
 /** A conversation with the bot, as the Bot Connector serves it. */
 export interface ConversationTarget {
@@ -49,6 +49,8 @@ export interface TeamsConnectorSettings {
   pacer: Pacer;
   /** Longest wait for one HTTP attempt (ms). */
   requestTimeoutMs: number;
+  /** Drops the outbound tokens kept, after the Bot Connector refused one (`401`). */
+  forgetTokens(): void;
 }
 
 /** The scope of Bot Connector tokens. */
@@ -110,7 +112,7 @@ async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T>
 export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector {
   const { pacer, retry, requestTimeoutMs } = settings;
   /** One call, retried; `conversationId` paces it, and only the HTTP exchange is timed, not the pacing. */
-  const attempt = <T>(what: string, conversationId: string | null, call: () => Promise<T>): Promise<T> =>
+  const retried = <T>(what: string, conversationId: string | null, call: () => Promise<T>): Promise<T> =>
     withRetries(
       () => {
         const timed = () => within(requestTimeoutMs, what, call());
@@ -119,6 +121,24 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
       retry,
       settings.retryEnvironment,
     );
+  /**
+   * {@link retried}, and once more with a new token when the Bot Connector refused the one kept:
+   * a revoked token stays refused until it expires, up to an hour. A `401` did nothing, so the call
+   * may be made again; a second `401` fails it.
+   */
+  const attempt = async <T>(
+    what: string,
+    conversationId: string | null,
+    call: () => Promise<T>,
+  ): Promise<T> => {
+    try {
+      return await retried(what, conversationId, call);
+    } catch (error) {
+      if (httpStatusOf(error) !== 401) throw error;
+      settings.forgetTokens();
+      return retried(what, conversationId, call);
+    }
+  };
 
   return {
     async send(target, activity) {

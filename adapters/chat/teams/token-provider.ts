@@ -9,6 +9,12 @@ import { z } from 'zod';
 export interface TeamsTokenProvider {
   /** A bearer token for `scope` (`https://api.botframework.com`), fresh enough to be used now. */
   getAccessToken(scope: string): Promise<string>;
+  /**
+   * Drops every token kept: the Bot Connector refused one (`401`; revoked, or the app's secret was
+   * changed), so the next {@link getAccessToken} must get a new one. The refused call is then tried
+   * once more. A provider that keeps no tokens leaves it out.
+   */
+  forget?(): void;
 }
 
 /** Settings of {@link clientCredentialsTokenProvider}. */
@@ -35,11 +41,13 @@ const renewBeforeMs = 5 * 60_000;
 
 /**
  * Tokens from an OAuth 2.0 client-credentials grant (RFC 6749 §4.4) at `tokenEndpoint`, the way
- * Microsoft Entra issues them to a bot, cached per scope until five minutes before they expire.
- * Concurrent calls for one scope share one request. Lets every Microsoft endpoint be pointed at a
+ * Microsoft Entra issues them to a bot, cached per scope until five minutes before they expire, or
+ * until the Bot Connector refuses one. Concurrent calls for one scope share one request. Lets every Microsoft endpoint be pointed at a
  * local server: the SDK's MSAL client accepts only `https:` authorities.
  */
-export function clientCredentialsTokenProvider(options: ClientCredentialsOptions): TeamsTokenProvider {
+export function clientCredentialsTokenProvider(
+  options: ClientCredentialsOptions,
+): Required<TeamsTokenProvider> {
   const now = options.now ?? Date.now;
   const cached = new Map<string, { token: string; renewAt: number }>();
   const pending = new Map<string, Promise<string>>();
@@ -75,6 +83,9 @@ export function clientCredentialsTokenProvider(options: ClientCredentialsOptions
         pending.set(scope, request);
       }
       return request;
+    },
+    forget() {
+      cached.clear();
     },
   };
 }

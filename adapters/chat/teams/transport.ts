@@ -1,4 +1,4 @@
-import { type AuthConfiguration, CloudAdapter } from '@microsoft/agents-hosting';
+import { type AuthConfiguration, CloudAdapter, MsalTokenProvider } from '@microsoft/agents-hosting';
 import {
   type ChatAddress,
   type ChatDelivery,
@@ -92,13 +92,18 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   adapter.onTurnError = async (_context, error) => {
     throw error;
   };
-  if (options.tokenProvider) adapter.connectionManager = connectionsOf(options.tokenProvider, connection);
+  const { tokenProvider } = options;
+  if (tokenProvider) adapter.connectionManager = connectionsOf(tokenProvider, connection);
   const connector = teamsConnector({
     appId: options.appId,
     adapter,
     retry: retryPolicy(options.retry),
     pacer: slidingWindowPacer(),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    // The SDK's MSAL client keeps its tokens in caches shared by the whole process.
+    forgetTokens: tokenProvider
+      ? () => tokenProvider.forget?.()
+      : () => MsalTokenProvider.clearSharedCaches(),
   });
   const answering = new AnsweringCopies();
   const followUps = new FollowUps();
