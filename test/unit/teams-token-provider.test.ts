@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   clientCredentialsTokenProvider,
   fixedTeamsTenants,
+  type TeamsTokenProvider,
   teamsTransport,
 } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
@@ -80,7 +81,10 @@ describe('clientCredentialsTokenProvider', () => {
   });
 
   /** A transport whose tokens come from the local authority, with bob installed, and a send of `message` to him. */
-  async function teamsWorld(acceptToken: (token: string, local: LocalOpenIdAuthority) => boolean) {
+  async function teamsWorld(
+    acceptToken: (token: string, local: LocalOpenIdAuthority) => boolean,
+    provider?: (local: LocalOpenIdAuthority) => TeamsTokenProvider,
+  ) {
     authority = await startLocalOpenIdAuthority({ tenantId: appTenantId, clients: { [appId]: secret } });
     const local = authority;
     const tenantId = '55555555-5555-4555-8555-555555555555';
@@ -95,11 +99,13 @@ describe('clientCredentialsTokenProvider', () => {
       appTenantId,
       authority: local.authority,
       tenants: fixedTeamsTenants({ acme: tenantId }),
-      tokenProvider: clientCredentialsTokenProvider({
-        tokenEndpoint: local.tokenEndpoint,
-        clientId: appId,
-        clientSecret: secret,
-      }),
+      tokenProvider:
+        provider?.(local) ??
+        clientCredentialsTokenProvider({
+          tokenEndpoint: local.tokenEndpoint,
+          clientId: appId,
+          clientSecret: secret,
+        }),
       retry: { retries: 1, minDelayMs: 1, maxDelayMs: 10 },
     });
     const notifier = createNotifier({ storage: memoryStorage(), transports: [transport] });
@@ -168,6 +174,30 @@ describe('clientCredentialsTokenProvider', () => {
     }
   });
 
+  it('drops the tokens once for calls refused together: a later refusal keeps the new token', async () => {
+    const used = new Set<string>();
+    const revoked = new Set<string>();
+    const { local, bob, connector, send, close } = await teamsWorld((token, issuer) => {
+      used.add(token);
+      return issuer.issued(token) && !revoked.has(token);
+    });
+    try {
+      expect(await send('one')).toBe(200);
+      for (const token of used) revoked.add(token);
+      // Both sends carry the revoked token; the refusal of the held one comes back after the other
+      // was refused, got a new token and was sent with it.
+      const release = connector.hold('send');
+      const both = Promise.all([send('two'), send('three')]);
+      while (connector.messagesOf(bob.id).length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      release();
+      expect(await both).toEqual([200, 200]);
+      expect(connector.messagesOf(bob.id)).toHaveLength(3);
+      expect(tokenRequests(local)).toBe(2);
+    } finally {
+      await close();
+    }
+  });
+
   it('fails the delivery when the Bot Connector refuses a new token too: one more try, not a loop', async () => {
     let refusing = false;
     const { local, bob, connector, send, close } = await teamsWorld(
@@ -180,6 +210,24 @@ describe('clientCredentialsTokenProvider', () => {
       expect(await send('two')).toBe(500);
       expect(connector.calls.filter((call) => call.operation === 'send').length - sendsBefore).toBe(2);
       expect(tokenRequests(local)).toBe(2);
+      expect(connector.messagesOf(bob.id)).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('makes no second try of a refused call when the provider has nothing to forget', async () => {
+    let refusing = false;
+    const { bob, connector, send, close } = await teamsWorld(
+      (token) => token === 'fixed' && !refusing,
+      () => ({ getAccessToken: () => Promise.resolve('fixed') }),
+    );
+    try {
+      expect(await send('one')).toBe(200);
+      refusing = true;
+      const sendsBefore = connector.calls.filter((call) => call.operation === 'send').length;
+      expect(await send('two')).toBe(500);
+      expect(connector.calls.filter((call) => call.operation === 'send').length - sendsBefore).toBe(1);
       expect(connector.messagesOf(bob.id)).toHaveLength(1);
     } finally {
       await close();

@@ -49,8 +49,11 @@ export interface TeamsConnectorSettings {
   pacer: Pacer;
   /** Longest wait for one HTTP attempt (ms). */
   requestTimeoutMs: number;
-  /** Drops the outbound tokens kept, after the Bot Connector refused one (`401`). */
-  forgetTokens(): void;
+  /**
+   * Drops the outbound tokens kept, after the Bot Connector refused one (`401`); then the call is
+   * made once more. Without it a `401` fails the call: the same token would be refused again.
+   */
+  forgetTokens?: () => void;
 }
 
 /** The scope of Bot Connector tokens. */
@@ -121,21 +124,33 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
       retry,
       settings.retryEnvironment,
     );
+  const { forgetTokens } = settings;
+  /** How many times the tokens were dropped: a call that began before the last time needs no other. */
+  let forgotten = 0;
   /**
    * {@link retried}, and once more with a new token when the Bot Connector refused the one kept:
    * a revoked token stays refused until it expires, up to an hour. A `401` did nothing, so the call
-   * may be made again; a second `401` fails it.
+   * may be made again; a second `401` fails it. Calls refused together drop the tokens once: each
+   * later refusal would throw away the new token an earlier one fetched.
    */
   const attempt = async <T>(
     what: string,
     conversationId: string | null,
     call: () => Promise<T>,
   ): Promise<T> => {
+    let seen = forgotten;
+    const counted = () => {
+      seen = forgotten;
+      return call();
+    };
     try {
-      return await retried(what, conversationId, call);
+      return await retried(what, conversationId, counted);
     } catch (error) {
-      if (httpStatusOf(error) !== 401) throw error;
-      settings.forgetTokens();
+      if (httpStatusOf(error) !== 401 || forgetTokens === undefined) throw error;
+      if (seen === forgotten) {
+        forgotten += 1;
+        forgetTokens();
+      }
       return retried(what, conversationId, call);
     }
   };

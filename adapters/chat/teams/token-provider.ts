@@ -10,9 +10,9 @@ export interface TeamsTokenProvider {
   /** A bearer token for `scope` (`https://api.botframework.com`), fresh enough to be used now. */
   getAccessToken(scope: string): Promise<string>;
   /**
-   * Drops every token kept: the Bot Connector refused one (`401`; revoked, or the app's secret was
-   * changed), so the next {@link getAccessToken} must get a new one. The refused call is then tried
-   * once more. A provider that keeps no tokens leaves it out.
+   * Drops every token kept: the Bot Connector refused one (`401`: revoked before it expired), so the
+   * next {@link getAccessToken} must get a new one. The refused call is then made once more. A
+   * provider that keeps no tokens leaves it out, and a `401` then fails the call at once.
    */
   forget?(): void;
 }

@@ -1,4 +1,4 @@
-import { type AuthConfiguration, CloudAdapter, MsalTokenProvider } from '@microsoft/agents-hosting';
+import { type AuthConfiguration, CloudAdapter } from '@microsoft/agents-hosting';
 import {
   type ChatAddress,
   type ChatDelivery,
@@ -100,10 +100,9 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     retry: retryPolicy(options.retry),
     pacer: slidingWindowPacer(),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
-    // The SDK's MSAL client keeps its tokens in caches shared by the whole process.
-    forgetTokens: tokenProvider
-      ? () => tokenProvider.forget?.()
-      : () => MsalTokenProvider.clearSharedCaches(),
+    // The SDK's MSAL client keeps its tokens in caches shared by every client of the process, which
+    // are not this transport's to clear: with it, as with a provider that keeps nothing, a 401 fails.
+    ...(tokenProvider?.forget ? { forgetTokens: tokenProvider.forget.bind(tokenProvider) } : {}),
   });
   const answering = new AnsweringCopies();
   const followUps = new FollowUps();
