@@ -15,6 +15,21 @@ describe('transports and hosts refuse options they could not run with, at creati
     }
   });
 
+  it('Slack retry settings that are not whole counts or milliseconds of 0 or more', () => {
+    const transport = (retry: object) => () =>
+      slackTransport({ signingSecret: 'secret', installation: () => null, retry });
+    expect(transport({ maxRetryAfterMs: Number.NaN })).toThrow(
+      'slackTransport: retry.maxRetryAfterMs must be a number of milliseconds, 0 or more, got NaN',
+    );
+    expect(transport({ minDelayMs: -1 })).toThrow('retry.minDelayMs must be a number of milliseconds');
+    expect(transport({ maxDelayMs: Number.POSITIVE_INFINITY })).toThrow('retry.maxDelayMs');
+    expect(transport({ retries: 1.5 })).toThrow(
+      'slackTransport: retry.retries must be a whole number, 0 or more, got 1.5',
+    );
+    expect(transport({ maxRetryAfterMs: '60000' })).toThrow('retry.maxRetryAfterMs');
+    expect(transport({ retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 })).not.toThrow();
+  });
+
   it('a Teams app id that is unset or blank', () => {
     for (const appId of [unset, ' ']) {
       expect(() =>

@@ -29,6 +29,25 @@ export interface SlackRetryOptions {
   maxRetryAfterMs?: number;
 }
 
+/**
+ * `retry` as given, once every number in it is one the client can run with: a count of retries
+ * (a whole number), or milliseconds, neither negative. A `NaN` would quietly turn a bound off.
+ */
+export function checkedRetryOptions(retry: SlackRetryOptions): SlackRetryOptions {
+  for (const [name, value] of Object.entries(retry)) {
+    const fits =
+      typeof value === 'number' &&
+      value >= 0 &&
+      (name === 'retries' ? Number.isInteger(value) : value < Infinity);
+    if (value !== undefined && !fits) {
+      throw new RangeError(
+        `slackTransport: retry.${name} must be ${name === 'retries' ? 'a whole number' : 'a number of milliseconds'}, 0 or more, got ${String(value)}`,
+      );
+    }
+  }
+  return retry;
+}
+
 /** How the transport's Web API clients are built. */
 export interface SlackClientSettings {
   /** Base URL of the Web API, ending in `/`. */

@@ -16,7 +16,13 @@ import {
 } from '../../../core/adapter-kit.js';
 import { slackMessage } from './blocks.js';
 import { applyBlockActions } from './clicks.js';
-import { type SlackClients, type SlackRetryOptions, slackClients, slackErrorCode } from './clients.js';
+import {
+  checkedRetryOptions,
+  type SlackClients,
+  type SlackRetryOptions,
+  slackClients,
+  slackErrorCode,
+} from './clients.js';
 import { readSlackRef, type SlackCopies, slackCopies, slackRef } from './copies.js';
 import { type DirectChannels, directChannels } from './direct-channels.js';
 import type { BlockActions } from './interaction.js';
@@ -112,7 +118,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
   const clientFor: SlackClients = slackClients({
     apiUrl,
-    retry: options.retry ?? {},
+    retry: checkedRetryOptions(options.retry ?? {}),
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     concurrency: options.concurrency ?? defaultSlackConcurrency,
     logger,

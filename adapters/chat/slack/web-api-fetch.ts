@@ -2,7 +2,6 @@ import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { FetchFunction } from '@slack/web-api';
 import { Agent, type Dispatcher, request } from 'undici';
-import { parseRetryAfter } from '../../callbacks/retry-after.js';
 
 /** What the Web API client hands a `fetch`, and what it reads of the answer. */
 type FetchResponse = Awaited<ReturnType<FetchFunction>>;
@@ -83,15 +82,18 @@ export function webApiFetch(timeoutMs: number, maxRetryAfterMs: number): FetchFu
       }
       throw failure;
     }
-    if (answer.statusCode === 429) {
-      const asked = parseRetryAfter(answer.headers['retry-after'], Date.now());
-      if (asked !== null && asked > maxRetryAfterMs) {
+    const response = fetchResponse(String(url), answer, bytes);
+    if (response.status === 429) {
+      // Read as the client reads it (`parseRetryHeaders`), so that whatever it would wait is bounded.
+      // A date is no number to it, and it gives up on such a 429 at once.
+      const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
+      if (seconds * 1000 > maxRetryAfterMs) {
         throw new RetryAfterTooLongError(
-          `Slack answered 429 and asked to wait ${asked / 1000} s, longer than the transport waits (retry.maxRetryAfterMs: ${maxRetryAfterMs} ms): not tried again`,
+          `Slack answered 429 and asked to wait ${seconds} s, longer than the transport waits (retry.maxRetryAfterMs: ${maxRetryAfterMs} ms): not tried again`,
         );
       }
     }
-    return fetchResponse(String(url), answer, bytes);
+    return response;
   };
 }
 
