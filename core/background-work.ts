@@ -1,6 +1,6 @@
 /**
- * Counts the work a use case starts without awaiting it (a write the answer does not wait for), so
- * that `Notifier.stop` can wait for it before the storage it writes to is closed.
+ * Counts work in progress (the requests a handler is serving, in `ServingGate`), so that
+ * `Notifier.stop` can wait for it before the storage it uses is closed.
  */
 export class BackgroundWork {
   #running = 0;

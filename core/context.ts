@@ -1,4 +1,3 @@
-import type { BackgroundWork } from './background-work.js';
 import type { DueWorkRunner } from './due-work/due-work-runner.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport } from './ports/chat-transport.js';
@@ -23,6 +22,4 @@ export interface CoreContext {
   callbacks: CallbackTransport | null;
   /** How long a finished send stays readable, in milliseconds (`NotifierOptions.retention`). */
   retentionMs: number;
-  /** Writes started and not awaited, which a stop waits for. */
-  background: BackgroundWork;
 }

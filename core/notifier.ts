@@ -1,5 +1,4 @@
 import type { SchedulerLike } from 'rxjs';
-import { BackgroundWork } from './background-work.js';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import type { CoreContext } from './context.js';
 import { normalizeEmail, type Principal, type User } from './domain/directory.js';
@@ -175,7 +174,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     rateLimits,
     callbacks: options.callbacks ?? null,
     retentionMs,
-    background: new BackgroundWork(),
   } as CoreContext;
 
   context.machine = createRequestMachine({
@@ -275,7 +273,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async stop() {
       stopped = true;
       await gate.close();
-      await context.background.idle();
       await context.dueWork.stop();
       await Promise.all(options.transports.map((transport) => transport.drain?.()));
       await context.machine.close();

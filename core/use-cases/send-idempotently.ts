@@ -186,14 +186,12 @@ async function sendOnce(
   } finally {
     stopRenewing();
   }
-  // Not awaited: the answer does not wait a round trip for its record, which a client reads only on a
-  // repeat. Issued before the answer goes out, it reaches the store ahead of any repeat the answer
-  // prompts. Should it be lost, the key stays running until its lease ends, and the next repeat
-  // resumes the send: it finds every copy delivered and answers what this answer says. A stop waits
-  // for it.
-  const done = context.background.begin();
-  store.complete(scope, response).then(done, (error: unknown) => {
-    done();
+  // Awaited: a client may repeat the moment it has the answer, and a write merely issued first need
+  // not land first (a Redis that lost its scripts runs it a round trip late; MongoDB spreads calls
+  // over a pool of connections), so the repeat would find the key still running and get a 409.
+  // Should it fail, the answer still goes out: the key stays running until its lease ends, and the
+  // next repeat resumes the send, finds every copy delivered and answers what this answer says.
+  await store.complete(scope, response).catch((error: unknown) => {
     context.logger.warn('could not store the answer of an Idempotency-Key; a repeat resumes the send', {
       organizationId: scope.organizationId,
       error: String(error),

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { StoragePorts } from '../../core/adapter-kit.js';
-import { BackgroundWork } from '../../core/background-work.js';
 import type { CoreContext } from '../../core/context.js';
 import { NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/index.js';
@@ -57,7 +56,6 @@ function plainSendContext(storage: StoragePorts, perKeyBurst = 10): CoreContext 
     rateLimits: { ...defaultRateLimits, perKey: { burst: perKeyBurst, perSecond: 0.001 } },
     callbacks: null,
     retentionMs: 60_000,
-    background: new BackgroundWork(),
   };
   return context as CoreContext;
 }

@@ -163,25 +163,4 @@ describe('notifier.stop', () => {
     finishBody();
     expect((await answer)?.status).toBe(503);
   });
-
-  it("waits for the record of a keyed send's answer, which the answer does not wait for", async () => {
-    const storage = memoryStorage();
-    let completed = false;
-    const idempotency = {
-      ...storage.idempotency,
-      async complete(...args: Parameters<typeof storage.idempotency.complete>) {
-        // A store over the network (Redis, MongoDB) takes a round trip.
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        await storage.idempotency.complete(...args);
-        completed = true;
-      },
-    };
-    const notifier = createNotifier({ storage: { ...storage, idempotency }, transports: [nullTransport()] });
-    await notifier.seed(testSeed);
-    expect((await post(notifier, plainBody(['bob@acme.test']), { 'idempotency-key': 'k1' }))?.status).toBe(
-      200,
-    );
-    await notifier.stop();
-    expect(completed).toBe(true);
-  });
 });
