@@ -55,6 +55,7 @@ export type {
   ChatDelivery,
   ChatSink,
   ChatTransport,
+  ChatUpdate,
   Click,
   ClickOutcome,
 } from './ports/chat-transport.js';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../adapters/storage/memory/index.js';
 import {
-  type ChatDelivery,
   type ChatTransport,
+  type ChatUpdate,
   type Clock,
   type DeliveryRef,
   type MessageView,
@@ -86,7 +86,7 @@ export function chatTransportContract(name: string, harness: ChatTransportHarnes
     let platform: ChatTransportUnderTest;
     let notifier: Notifier;
     /** What the core handed the transport for each recipient, in order: deliveries, then updates. */
-    let handed: Map<string, { delivery: ChatDelivery; ref: DeliveryRef }[]>;
+    let handed: Map<string, { delivery: ChatUpdate; ref: DeliveryRef }[]>;
 
     beforeEach(async () => {
       now = Date.parse('2026-03-01T09:00:00.000Z');
@@ -272,9 +272,9 @@ export function chatTransportContract(name: string, harness: ChatTransportHarnes
 /** The transport, recording every delivery and update the core hands it, by recipient. */
 function recording(
   transport: ChatTransport,
-  handed: Map<string, { delivery: ChatDelivery; ref: DeliveryRef }[]>,
+  handed: Map<string, { delivery: ChatUpdate; ref: DeliveryRef }[]>,
 ): ChatTransport {
-  const record = (delivery: ChatDelivery, ref: DeliveryRef) => {
+  const record = (delivery: ChatUpdate, ref: DeliveryRef) => {
     handed.set(delivery.recipient, [...(handed.get(delivery.recipient) ?? []), { delivery, ref }]);
   };
   return {

@@ -12,7 +12,7 @@ export interface ChatAddress {
   userRef: string;
 }
 
-/** A delivery or an update of one copy of a message. */
+/** A delivery of one copy of a message. */
 export interface ChatDelivery {
   organization: Organization;
   /** Normalized address of the recipient. */
@@ -20,6 +20,13 @@ export interface ChatDelivery {
   address: ChatAddress;
   message: MessageView;
 }
+
+/**
+ * An update of one delivered copy, which its reference names: the recipient is not looked up on
+ * the platform again, so that a copy is updated even once they cannot be found there any more
+ * (their email changed, or their account is gone).
+ */
+export type ChatUpdate = Omit<ChatDelivery, 'address'>;
 
 /** A click on a button, as a transport hands it to the core. */
 export interface Click {
@@ -95,7 +102,7 @@ export interface ChatTransport {
    * the request with its current view a few seconds later: reject when the platform failed, and
    * when this view may have reached it after a newer one.
    */
-  update: (delivery: ChatDelivery, ref: DeliveryRef) => Promise<void>;
+  update: (update: ChatUpdate, ref: DeliveryRef) => Promise<void>;
   /** Endpoints this platform needs mounted (clicks, pages). */
   readonly routes: readonly Route[];
   /** Called once when the notifier is created, before any route is served. */

@@ -1,5 +1,5 @@
 import type { CoreContext } from '../context.js';
-import { normalizeEmail, type Organization, type User } from '../domain/directory.js';
+import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import { isNotifyError } from '../errors.js';
 import type { ChatTransport } from '../ports/chat-transport.js';
@@ -208,15 +208,11 @@ async function updateCopy(
   context: CoreContext,
   transport: ChatTransport,
   organization: Organization,
-  user: User,
   copy: DeliveryRecord,
   view: MessageView,
 ): Promise<boolean> {
   try {
-    const found = transport.address(user, organization);
-    const address = found instanceof Promise ? await found : found;
-    if (!address) return true;
-    await transport.update({ organization, recipient: copy.recipient, address, message: view }, copy.ref);
+    await transport.update({ organization, recipient: copy.recipient, message: view }, copy.ref);
     return true;
   } catch (error) {
     context.logger.warn('could not update a delivered message; it is refreshed later', {
@@ -243,22 +239,18 @@ export async function updateCopies(
   viewFor: (recipientKey: string) => MessageView,
 ): Promise<number> {
   const { directory, deliveries } = context.storage;
-  const [organization, users, copies] = await Promise.all([
+  const [organization, copies] = await Promise.all([
     directory.getOrganization(organizationId),
-    directory.findUsersByEmail(organizationId, recipientKeys),
     deliveries.listDeliveries(sendId),
   ]);
   if (!organization) return 0;
-  // The users were looked up by `recipientKeys`: a copy whose recipient has none is not wanted.
-  const userByKey = new Map<string, User>();
-  for (const user of users) userByKey.set(normalizeEmail(user.email), user);
+  const wanted = new Set(recipientKeys);
   const updates: Promise<boolean>[] = [];
   for (const copy of copies) {
-    const user = userByKey.get(copy.recipient);
-    const transport = user && context.transports.find((t) => t.platform === copy.platform);
-    if (user && transport) {
-      updates.push(updateCopy(context, transport, organization, user, copy, viewFor(copy.recipient)));
-    }
+    const transport = wanted.has(copy.recipient)
+      ? context.transports.find((t) => t.platform === copy.platform)
+      : undefined;
+    if (transport) updates.push(updateCopy(context, transport, organization, copy, viewFor(copy.recipient)));
   }
   let failed = 0;
   for (const updated of await Promise.all(updates)) if (!updated) failed += 1;

@@ -363,6 +363,27 @@ describe('Slack transport against a fake Slack Web API', () => {
       { owner, value, ...options },
     );
 
+  it('updates a copy after an answer and at the timeout though its recipient is no longer found by email', async () => {
+    const world = await start();
+    const { send, slack, clock, notifier } = world;
+    const body = interactive([bob, carol]);
+    const answered = (
+      await send({ ...body, response_request: { ...body.response_request, timeout_minutes: 180 } })
+    ).json.request_id as string;
+    // An hour on, the cached user ids are stale, and bob's Slack profile names another address.
+    clock.advance(61 * 60_000);
+    slack.removeUser(team, slackIdOf(bob));
+    slack.addUser(team, { id: slackIdOf(bob), email: 'robert@elsewhere.test' });
+    await click(world, bob, 'approve');
+    expect(await answerOf(notifier, answered, bob)).toBe('approve');
+    expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).toEqual([]);
+    // The request times out: carol's copy, whose address still finds her, and bob's both change.
+    clock.advance(120 * 60_000);
+    await notifier.runDueWork();
+    expect(slack.messagesOf(team, slackIdOf(carol))[0]?.buttons).toEqual([]);
+    expect(slack.callsTo('users.lookupByEmail').map((call) => call.params.email)).toEqual([bob, carol]);
+  });
+
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
     const { send, storage } = await start();
     const requestId = (await send(interactive([bob]))).json.request_id as string;
@@ -506,11 +527,10 @@ describe('Slack transport against a fake Slack Web API', () => {
     const request = await storage.requests.getRequest(requestId);
     if (!copy || !request) throw new Error('no copy delivered');
     const organization = { id: 'acme', name: 'Acme Inc' };
-    const address = { installationId: team, userRef: slackIdOf(bob) };
     return {
       request,
       update: (view: MessageView) =>
-        transport.update({ organization, recipient: bob, address, message: view }, copy.ref),
+        transport.update({ organization, recipient: bob, message: view }, copy.ref),
     };
   }
 

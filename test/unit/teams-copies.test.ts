@@ -23,13 +23,11 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     const request = await w.storage.requests.getRequest(requestId);
     if (!copy || !request) throw new Error('no copy delivered');
     const organization = { id: 'acme', name: 'Acme Inc' };
-    const address = { installationId: acmeTenant, userRef: bob.id };
     const update = (version: number, status: 'pending' | 'finished') =>
       w.transport.update(
         {
           organization,
           recipient: 'bob@acme.test',
-          address,
           message: requestView({ ...request, version, status, finishedAt: 0 }, 'bob@acme.test'),
         },
         copy.ref,

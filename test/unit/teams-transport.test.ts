@@ -314,6 +314,24 @@ describe('Teams transport: failures', () => {
   });
 });
 
+describe('Teams transport: updates', () => {
+  it('updates no message of a user who removed the app, and the others as their requests change', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    await w.ask(['bob@acme.test', 'carol@acme.test']);
+    expect((await w.post(w.connector.uninstallActivity(bob.id))).status).toBe(200);
+    await w.click(only(w, carol), 'approve', carol);
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    const updated = w.connector.callsTo('update').map((call) => call.conversationId);
+    expect(updated.length).toBeGreaterThan(0);
+    expect(
+      updated.every((conversationId) => conversationId === w.connector.personalConversationOf(carol.id)),
+    ).toBe(true);
+    expect(w.logs.some((line) => line.startsWith('could not update a delivered message'))).toBe(false);
+  });
+});
+
 describe('Teams transport: clicks', () => {
   it('answers a click with the answered card, which replaces the clicked card, and stores the answer', async () => {
     const w = await start();

@@ -3,6 +3,7 @@ import {
   type ChatDelivery,
   type ChatSink,
   type ChatTransport,
+  type ChatUpdate,
   type Clock,
   type DeliveryRef,
   type MessageView,
@@ -75,7 +76,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
         .then(noReference);
     },
 
-    update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+    update(delivery: ChatUpdate, ref: DeliveryRef): Promise<void> {
       const { message: view } = delivery;
       // Copies delivered by earlier releases have an id of their own, in their reference.
       const copy = ref.messageId ?? { sendId: view.sendId, recipient: delivery.recipient };

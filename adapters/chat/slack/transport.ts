@@ -4,6 +4,7 @@ import {
   type ChatDelivery,
   type ChatSink,
   type ChatTransport,
+  type ChatUpdate,
   type Clock,
   type DeliveryRef,
   errorResponse,
@@ -231,7 +232,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       });
     },
 
-    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+    async update(delivery: ChatUpdate, ref: DeliveryRef): Promise<void> {
       const message = readSlackRef(ref);
       const { copies } = connection();
       const { version } = delivery.message;

@@ -4,6 +4,7 @@ import {
   type ChatDelivery,
   type ChatSink,
   type ChatTransport,
+  type ChatUpdate,
   type DeliveryRef,
   type Logger,
   type MessageView,
@@ -135,7 +136,9 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     conversationId,
     activityId,
     delivered,
-  }: TeamsMessageRef): Promise<ConversationTarget & { tenantId: string; userId: string }> => {
+  }: TeamsMessageRef): Promise<
+    ConversationTarget & { tenantId: string; userId: string; unreachable: boolean }
+  > => {
     const found =
       delivered === null
         ? await state().copies.legacy(conversationId, activityId)
@@ -147,7 +150,8 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       );
     }
     const { serviceUrl, agent, tenantId, userId } = found;
-    return { serviceUrl, agent, conversationId, tenantId, userId };
+    const unreachable = 'unreachable' in found && found.unreachable;
+    return { serviceUrl, agent, conversationId, tenantId, userId, unreachable };
   };
 
   /**
@@ -163,9 +167,16 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       state().copies.claim(message, view.version, card),
       targetOf(message),
     ]);
-    // A newer view is shown already; or a click on this very copy is being answered: the answer
-    // replaces the card, and brings it up to date once Teams applied it.
-    if (!claimed || answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))) return true;
+    // A newer view is shown already; or Teams said its recipient removed or blocked the app, and it
+    // would refuse the update; or a click on this very copy is being answered: the answer replaces
+    // the card, and brings it up to date once Teams applied it.
+    if (
+      !claimed ||
+      target.unreachable ||
+      answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))
+    ) {
+      return true;
+    }
     await connector
       .update(target, activityId, cardMessage(view, card))
       .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
@@ -230,7 +241,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       );
     },
 
-    async update(delivery: ChatDelivery, ref: DeliveryRef): Promise<void> {
+    async update(delivery: ChatUpdate, ref: DeliveryRef): Promise<void> {
       const message = readTeamsRef(ref);
       // Failing makes the core refresh the message with the request's current view.
       if (!(await show(message, delivery.message))) {
