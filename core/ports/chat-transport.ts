@@ -4,6 +4,16 @@ import type { Route } from '../http/types.js';
 import type { DeliveryRecord, DeliveryRef } from './delivery-store.js';
 import type { TransportStateStore } from './transport-state-store.js';
 
+/**
+ * What {@link ChatTransport.deliver} rejects with when it finds, while delivering, that the
+ * recipient is not on its platform after all (the account `address` named was deactivated or
+ * removed since, or the user removed the app): the copy counts as one this platform does not
+ * reach, as when `address` answers null, not as a failed delivery.
+ */
+export class RecipientGoneError extends Error {
+  override readonly name = 'RecipientGoneError';
+}
+
 /** Where a transport reaches one user. */
 export interface ChatAddress {
   /** The installation (workspace, tenant) of the organization on this platform. */

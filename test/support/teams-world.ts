@@ -3,6 +3,7 @@
  * transport, the fakes it talks to, and what a test does as Teams' users would.
  */
 import { afterEach, expect } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { adaptiveCard } from '../../adapters/chat/teams/card.js';
 import { fixedTeamsTenants, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
@@ -93,6 +94,8 @@ export interface StartOptions {
   afterClick?: () => Promise<void>;
   /** Runs once the core answered each `ChatSink.view`, before the transport gets it. */
   afterView?: () => Promise<void>;
+  /** Whether the local inbox delivers too, beside Teams. */
+  inbox?: boolean;
 }
 
 /**
@@ -106,6 +109,7 @@ async function startTeamsWorld({
   retention,
   afterClick,
   afterView,
+  inbox = false,
 }: StartOptions = {}): Promise<World> {
   // The Agents SDK reads connection settings from the environment when there are any.
   for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
@@ -152,7 +156,7 @@ async function startTeamsWorld({
       });
     const notifier = createNotifier({
       storage,
-      transports: [transport],
+      transports: inbox ? [transport, inboxTransport({ clock })] : [transport],
       clock,
       logger,
       ...(retention === undefined ? {} : { retention }),

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import {
   type SlackTransport,
   type SlackTransportOptions,
@@ -9,6 +10,7 @@ import type { MessageView } from '../../core/domain/message-view.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { requestView } from '../../core/request/message-view.js';
+import { inboxOf } from '../support/api-requests.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
@@ -56,7 +58,7 @@ describe('Slack transport against a fake Slack Web API', () => {
     world = undefined;
   });
 
-  async function start(options: Partial<SlackTransportOptions> = {}): Promise<World> {
+  async function start(options: Partial<SlackTransportOptions> = {}, { inbox = false } = {}): Promise<World> {
     const slack = await startFakeSlack([acmeWorkspace(), globexWorkspace()]);
     const clock = manualClock();
     const logger = capturingLogger();
@@ -72,7 +74,7 @@ describe('Slack transport against a fake Slack Web API', () => {
     const storage = memoryStorage({ clock });
     const notifier = createNotifier({
       storage,
-      transports: [transport],
+      transports: inbox ? [transport, inboxTransport({ clock })] : [transport],
       clock,
       logger,
       rateLimits: {
@@ -206,6 +208,22 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
     expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['one']);
   });
+
+  it.each([
+    ['deactivated', (slack: FakeSlack) => slack.deactivate(team, slackIdOf(bob))],
+    ['removed', (slack: FakeSlack) => slack.removeUser(team, slackIdOf(bob))],
+  ])(
+    'counts a user %s while their id was cached as no Slack recipient: a send the inbox reached answers 200',
+    async (_, leave) => {
+      const { slack, send, logger, notifier } = await start({}, { inbox: true });
+      expect((await send({ user_emails: [bob], message: 'one' })).status).toBe(200);
+      leave(slack);
+      expect((await send({ user_emails: [bob], message: 'two' })).status).toBe(200);
+      expect(await inboxOf(notifier, bob)).toHaveLength(2);
+      expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).not.toContain('two');
+      expect(logger.entries.filter((entry) => entry.message === 'delivery failed')).toEqual([]);
+    },
+  );
 
   it('follows a user whose account was replaced under the same address', async () => {
     const { slack, send } = await start();

@@ -206,6 +206,18 @@ describe('Teams transport: failures', () => {
     expect(w.connector.callsTo('send')).toHaveLength(2);
   });
 
+  it('counts a user who removed the app as no Teams recipient: a send the inbox reached answers 200', async () => {
+    const w = await start({ inbox: true });
+    await w.install(bob);
+    w.connector.block(bob.id);
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' })).status).toBe(200);
+    expect(w.logs.some((line) => line.startsWith('Teams user unreachable') && line.includes(bob.id))).toBe(
+      true,
+    );
+    expect(w.logs.some((line) => line.startsWith('delivery failed'))).toBe(false);
+    expect(w.connector.callsTo('send').map((call) => call.status)).toEqual([403]);
+  });
+
   it('fails only this delivery on a 403 that says nothing of removal (an app an admin disabled), and tries again next time', async () => {
     const w = await start();
     await w.install(bob);

@@ -11,6 +11,7 @@ import {
   type Logger,
   NotifyError,
   normalizeEmail,
+  RecipientGoneError,
   shuttingDownResponse,
   silentLogger,
   systemClock,
@@ -184,7 +185,11 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       if (code === null || !(goneUserErrors.has(code) || staleChannelErrors.has(code))) throw error;
       await users.forget(key);
       const current = await users.find(client, key);
-      if (current === null) throw error;
+      if (current === null) {
+        throw new RecipientGoneError(`${key.email} is no longer a user of Slack workspace ${key.teamId}`, {
+          cause: error,
+        });
+      }
       return post(current);
     }
   };

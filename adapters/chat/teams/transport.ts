@@ -10,6 +10,7 @@ import {
   type MessageView,
   NotifyError,
   normalizeEmail,
+  RecipientGoneError,
   silentLogger,
 } from '../../../core/adapter-kit.js';
 import { activityRoute, type ConnectedActivityContext } from './activity-route.js';
@@ -117,12 +118,14 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
 
   /**
    * A `403` that says the app was removed or blocked: the user is not tried again until they
-   * install it again, which Teams tells. Any other `403` (an app an admin disabled, say) fails this
-   * delivery only: nothing would tell when it passes.
+   * install it again, which Teams tells, and is no Teams recipient meanwhile (a delivery counts as
+   * not reaching them here, not as failed). Any other `403` (an app an admin disabled, say) fails
+   * this delivery only: nothing would tell when it passes.
    */
   const markedWhenForbidden = async (tenantId: string, userId: string, error: unknown): Promise<never> => {
     if (httpStatusOf(error) === 403 && goneCodes.has(connectorErrorCodeOf(error) ?? '')) {
       await markUnreachable(state(), tenantId, userId);
+      throw new RecipientGoneError(`Teams user ${userId} removed or blocked the app`, { cause: error });
     }
     throw error;
   };
