@@ -35,6 +35,7 @@ export { escapeMrkdwn, renderMrkdwn } from './markdown/render-mrkdwn.js';
 export { renderPlainText } from './markdown/render-plain.js';
 export { safeLinkUrl } from './markdown/safe-url.js';
 export { splitMrkdwn } from './markdown/split-mrkdwn.js';
+export { checkNumberOption, type NumberRule } from './number-option.js';
 export type {
   Admission,
   AdmissionRequest,

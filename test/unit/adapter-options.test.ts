@@ -15,19 +15,60 @@ describe('transports and hosts refuse options they could not run with, at creati
     }
   });
 
-  it('Slack retry settings that are not whole counts or milliseconds of 0 or more', () => {
-    const transport = (retry: object) => () =>
-      slackTransport({ signingSecret: 'secret', installation: () => null, retry });
-    expect(transport({ maxRetryAfterMs: Number.NaN })).toThrow(
+  it('Slack numbers that are not whole counts or milliseconds it can run with', () => {
+    const transport = (options: object) => () =>
+      slackTransport({ signingSecret: 'secret', installation: () => null, ...options });
+    expect(transport({ retry: { maxRetryAfterMs: Number.NaN } })).toThrow(
       'slackTransport: retry.maxRetryAfterMs must be a number of milliseconds, 0 or more, got NaN',
     );
-    expect(transport({ minDelayMs: -1 })).toThrow('retry.minDelayMs must be a number of milliseconds');
-    expect(transport({ maxDelayMs: Number.POSITIVE_INFINITY })).toThrow('retry.maxDelayMs');
-    expect(transport({ retries: 1.5 })).toThrow(
+    expect(transport({ retry: { minDelayMs: -1 } })).toThrow(
+      'retry.minDelayMs must be a number of milliseconds',
+    );
+    expect(transport({ retry: { maxDelayMs: Number.POSITIVE_INFINITY } })).toThrow('retry.maxDelayMs');
+    expect(transport({ retry: { retries: 1.5 } })).toThrow(
       'slackTransport: retry.retries must be a whole number, 0 or more, got 1.5',
     );
-    expect(transport({ maxRetryAfterMs: '60000' })).toThrow('retry.maxRetryAfterMs');
-    expect(transport({ retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 })).not.toThrow();
+    expect(transport({ retry: { maxRetryAfterMs: '60000' } })).toThrow('retry.maxRetryAfterMs');
+    for (const concurrency of [0, -1, 2.5, Number.NaN]) {
+      expect(transport({ concurrency })).toThrow(
+        'slackTransport: concurrency must be a whole number, 1 or more',
+      );
+    }
+    for (const userCacheTtlMs of [0, -1, Number.NaN]) {
+      expect(transport({ userCacheTtlMs })).toThrow(
+        'slackTransport: userCacheTtlMs must be a number of milliseconds, more than 0',
+      );
+    }
+    expect(transport({ requestTimeoutMs: -5 })).toThrow('slackTransport: requestTimeoutMs must be');
+    expect(
+      transport({
+        retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 },
+        concurrency: 1,
+        userCacheTtlMs: 1,
+        requestTimeoutMs: 0,
+      }),
+    ).not.toThrow();
+  });
+
+  it('Teams numbers that are not whole counts or milliseconds it can run with', () => {
+    const transport = (options: object) => () =>
+      teamsTransport({
+        appId: 'app',
+        appPassword: 'secret',
+        appTenantId: 'tenant',
+        tenants: { tenantOf: () => null, serves: () => true },
+        ...options,
+      });
+    expect(transport({ requestTimeoutMs: 0 })).toThrow(
+      'teamsTransport: requestTimeoutMs must be a number of milliseconds, more than 0, got 0',
+    );
+    expect(transport({ retry: { retries: -1 } })).toThrow(
+      'teamsTransport: retry.retries must be a whole number',
+    );
+    expect(transport({ retry: { maxDelayMs: Number.NaN } })).toThrow('teamsTransport: retry.maxDelayMs');
+    expect(
+      transport({ requestTimeoutMs: 1, retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0 } }),
+    ).not.toThrow();
   });
 
   it('a Teams app id that is unset or blank', () => {

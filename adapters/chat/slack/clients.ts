@@ -6,7 +6,7 @@ import {
   WebClientEvent,
   type WebClientOptions,
 } from '@slack/web-api';
-import type { Logger } from '../../../core/adapter-kit.js';
+import { checkNumberOption, type Logger } from '../../../core/adapter-kit.js';
 import { PostOutcomeUnknownError, RetryAfterTooLongError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
@@ -30,20 +30,13 @@ export interface SlackRetryOptions {
 }
 
 /**
- * `retry` as given, once every number in it is one the client can run with: a count of retries
- * (a whole number), or milliseconds, neither negative. A `NaN` would quietly turn a bound off.
+ * `retry` as given, once every number in it is one the client can run with: a count of retries,
+ * or milliseconds, neither negative. A `NaN` would quietly turn a bound off.
  */
 export function checkedRetryOptions(retry: SlackRetryOptions): SlackRetryOptions {
-  for (const [name, value] of Object.entries(retry)) {
-    const fits =
-      typeof value === 'number' &&
-      value >= 0 &&
-      (name === 'retries' ? Number.isInteger(value) : value < Infinity);
-    if (value !== undefined && !fits) {
-      throw new RangeError(
-        `slackTransport: retry.${name} must be ${name === 'retries' ? 'a whole number' : 'a number of milliseconds'}, 0 or more, got ${String(value)}`,
-      );
-    }
+  checkNumberOption('slackTransport', 'retry.retries', retry.retries, 'count');
+  for (const name of ['minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
+    checkNumberOption('slackTransport', `retry.${name}`, retry[name], 'duration');
   }
   return retry;
 }

@@ -6,6 +6,7 @@ import {
   type ChatTransport,
   type ChatUpdate,
   type Clock,
+  checkNumberOption,
   type DeliveryRef,
   errorResponse,
   type Logger,
@@ -115,6 +116,9 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   if (typeof options.signingSecret !== 'string' || options.signingSecret === '') {
     throw new RangeError('slackTransport: signingSecret must be a non-empty string');
   }
+  checkNumberOption('slackTransport', 'concurrency', options.concurrency, 'positive count');
+  checkNumberOption('slackTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'duration');
+  checkNumberOption('slackTransport', 'userCacheTtlMs', options.userCacheTtlMs, 'positive duration');
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');

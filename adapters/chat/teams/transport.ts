@@ -5,6 +5,7 @@ import {
   type ChatSink,
   type ChatTransport,
   type ChatUpdate,
+  checkNumberOption,
   type DeliveryRef,
   type Logger,
   type MessageView,
@@ -76,6 +77,10 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   if (options.tokenProvider === undefined && !options.appPassword) {
     throw new RangeError('teamsTransport: appPassword is needed unless a tokenProvider is given');
   }
+  checkNumberOption('teamsTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'positive duration');
+  checkNumberOption('teamsTransport', 'retry.retries', options.retry?.retries, 'count');
+  checkNumberOption('teamsTransport', 'retry.minDelayMs', options.retry?.minDelayMs, 'duration');
+  checkNumberOption('teamsTransport', 'retry.maxDelayMs', options.retry?.maxDelayMs, 'duration');
   const logger = options.logger ?? silentLogger;
   const authority = (options.authority ?? 'https://login.microsoftonline.com').replace(/\/+$/, '');
   const connection: AuthConfiguration = {
