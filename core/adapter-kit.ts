@@ -60,7 +60,7 @@ export type {
   Click,
   ClickOutcome,
 } from './ports/chat-transport.js';
-export { RecipientGoneError } from './ports/chat-transport.js';
+export { isRecipientGone, RecipientGoneError } from './ports/chat-transport.js';
 export type { Clock } from './ports/clock.js';
 export { systemClock } from './ports/clock.js';
 export type {

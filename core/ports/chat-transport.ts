@@ -14,6 +14,13 @@ export class RecipientGoneError extends Error {
   override readonly name = 'RecipientGoneError';
 }
 
+/**
+ * Whether `error` is a {@link RecipientGoneError}, judged by its name: a transport built apart from
+ * the notifier (CommonJS beside ESM, another copy of the package) has a class of its own.
+ */
+export const isRecipientGone = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'RecipientGoneError';
+
 /** Where a transport reaches one user. */
 export interface ChatAddress {
   /** The installation (workspace, tenant) of the organization on this platform. */

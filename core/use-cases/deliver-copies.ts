@@ -2,7 +2,7 @@ import type { CoreContext } from '../context.js';
 import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import { isNotifyError } from '../errors.js';
-import { type ChatTransport, RecipientGoneError } from '../ports/chat-transport.js';
+import { type ChatTransport, isRecipientGone } from '../ports/chat-transport.js';
 import type { DeliveryRecord } from '../ports/delivery-store.js';
 
 /** A recipient of a send, resolved against the directory. */
@@ -86,7 +86,7 @@ async function deliverCopy(
     requestVersions.push(version);
     return 'delivered';
   } catch (error) {
-    return error instanceof RecipientGoneError ? 'unreachable' : { failed: error };
+    return isRecipientGone(error) ? 'unreachable' : { failed: error };
   }
 }
 

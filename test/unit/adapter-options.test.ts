@@ -19,7 +19,7 @@ describe('transports and hosts refuse options they could not run with, at creati
     const transport = (options: object) => () =>
       slackTransport({ signingSecret: 'secret', installation: () => null, ...options });
     expect(transport({ retry: { maxRetryAfterMs: Number.NaN } })).toThrow(
-      'slackTransport: retry.maxRetryAfterMs must be a number of milliseconds, 0 or more, got NaN',
+      'slackTransport: retry.maxRetryAfterMs must be a number of milliseconds from 0 to 2147483647, got NaN',
     );
     expect(transport({ retry: { minDelayMs: -1 } })).toThrow(
       'retry.minDelayMs must be a number of milliseconds',
@@ -36,7 +36,7 @@ describe('transports and hosts refuse options they could not run with, at creati
     }
     for (const userCacheTtlMs of [0, -1, Number.NaN]) {
       expect(transport({ userCacheTtlMs })).toThrow(
-        'slackTransport: userCacheTtlMs must be a number of milliseconds, more than 0',
+        'slackTransport: userCacheTtlMs must be a number of milliseconds from 1 to 2147483647',
       );
     }
     expect(transport({ requestTimeoutMs: -5 })).toThrow('slackTransport: requestTimeoutMs must be');
@@ -60,8 +60,10 @@ describe('transports and hosts refuse options they could not run with, at creati
         ...options,
       });
     expect(transport({ requestTimeoutMs: 0 })).toThrow(
-      'teamsTransport: requestTimeoutMs must be a number of milliseconds, more than 0, got 0',
+      'teamsTransport: requestTimeoutMs must be a number of milliseconds from 1 to 2147483647, got 0',
     );
+    // A timer set for longer fires at once: every call would time out.
+    expect(transport({ requestTimeoutMs: 3e9 })).toThrow('requestTimeoutMs must be a number of milliseconds');
     expect(transport({ retry: { retries: -1 } })).toThrow(
       'teamsTransport: retry.retries must be a whole number',
     );

@@ -218,6 +218,26 @@ describe('Teams transport: failures', () => {
     expect(w.connector.callsTo('send').map((call) => call.status)).toEqual([403]);
   });
 
+  it('counts a user marked unreachable while their copy was on its way as no Teams recipient', async () => {
+    const w = await start({ inbox: true });
+    await w.install(bob);
+    const state = w.storage.transportState;
+    const read = state.get.bind(state);
+    let memberReads = 0;
+    state.get = async (key) => {
+      if (key.includes('member:') && key.includes(bob.id)) {
+        memberReads += 1;
+        // Teams tells the app was removed after the address was found, before the copy is sent.
+        if (memberReads === 2) expect((await w.post(w.connector.uninstallActivity(bob.id))).status).toBe(200);
+      }
+      return read(key);
+    };
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' })).status).toBe(200);
+    expect(memberReads).toBeGreaterThanOrEqual(2);
+    expect(w.connector.callsTo('send')).toEqual([]);
+    expect(w.logs.some((line) => line.startsWith('delivery failed'))).toBe(false);
+  });
+
   it('fails only this delivery on a 403 that says nothing of removal (an app an admin disabled), and tries again next time', async () => {
     const w = await start();
     await w.install(bob);
@@ -327,19 +347,43 @@ describe('Teams transport: failures', () => {
 });
 
 describe('Teams transport: updates', () => {
-  it('updates no message of a user who removed the app, and the others as their requests change', async () => {
+  it.each([
+    ['delivered by this release', false],
+    ['delivered by an earlier release', true],
+  ])(
+    'updates no message of a user who removed the app (%s), and the others as their requests change',
+    async (_, legacy) => {
+      const w = await start();
+      await w.install(bob, carol);
+      const requestId = await w.ask(['bob@acme.test', 'carol@acme.test']);
+      if (legacy) await asEarlierRelease(w, requestId);
+      expect((await w.post(w.connector.uninstallActivity(bob.id))).status).toBe(200);
+      await w.click(only(w, carol), 'approve', carol);
+      w.clock.advance(60 * 60_000);
+      await w.notifier.runDueWork();
+      const updated = w.connector.callsTo('update').map((call) => call.conversationId);
+      expect(updated.length).toBeGreaterThan(0);
+      expect(
+        updated.every((conversationId) => conversationId === w.connector.personalConversationOf(carol.id)),
+      ).toBe(true);
+      expect(w.logs.some((line) => line.startsWith('could not update a delivered message'))).toBe(false);
+    },
+  );
+
+  it('takes a 403 saying the user removed the app, on an update, as the end of that message: no refresh', async () => {
     const w = await start();
     await w.install(bob, carol);
     await w.ask(['bob@acme.test', 'carol@acme.test']);
-    expect((await w.post(w.connector.uninstallActivity(bob.id))).status).toBe(200);
+    w.connector.block(bob.id);
     await w.click(only(w, carol), 'approve', carol);
     w.clock.advance(60 * 60_000);
     await w.notifier.runDueWork();
-    const updated = w.connector.callsTo('update').map((call) => call.conversationId);
-    expect(updated.length).toBeGreaterThan(0);
-    expect(
-      updated.every((conversationId) => conversationId === w.connector.personalConversationOf(carol.id)),
-    ).toBe(true);
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    const toBob = w.connector
+      .callsTo('update')
+      .filter((call) => call.conversationId === w.connector.personalConversationOf(bob.id));
+    expect(toBob.map((call) => call.status)).toEqual([403]);
     expect(w.logs.some((line) => line.startsWith('could not update a delivered message'))).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
   type ChatUpdate,
   checkNumberOption,
   type DeliveryRef,
+  isRecipientGone,
   type Logger,
   type MessageView,
   NotifyError,
@@ -158,8 +159,10 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       );
     }
     const { serviceUrl, agent, tenantId, userId } = found;
-    const unreachable = 'unreachable' in found && found.unreachable;
-    return { serviceUrl, agent, conversationId, tenantId, userId, unreachable };
+    // A message of an earlier release kept its recipient in its own record: their link says whether
+    // Teams still takes messages for them.
+    const member = 'unreachable' in found ? found : await state().members.get(tenantId, userId);
+    return { serviceUrl, agent, conversationId, tenantId, userId, unreachable: member?.unreachable ?? false };
   };
 
   /**
@@ -185,10 +188,18 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     ) {
       return true;
     }
-    await connector
+    const updated = await connector
       .update(target, activityId, cardMessage(view, card))
-      .catch((error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error));
-    return !(await state().copies.superseded(message, view.version));
+      .then(
+        () => true,
+        (error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error),
+      )
+      .catch((error: unknown) => {
+        // Teams answered that the user removed or blocked the app: it takes no update, now or later.
+        if (isRecipientGone(error)) return false;
+        throw error;
+      });
+    return !updated || !(await state().copies.superseded(message, view.version));
   };
 
   const conversationOf = async (member: TeamsMember): Promise<string> => {
@@ -221,7 +232,8 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       const { message: view, address } = delivery;
       const member = await state().members.get(address.installationId, address.userRef);
       if (member === null || member.unreachable) {
-        throw new NotifyError('not_found', 'This Teams user is not linked, or no longer reachable');
+        // Marked since `address` answered (Teams said the app was removed, or another send learnt it).
+        throw new RecipientGoneError('This Teams user is not linked, or no longer reachable');
       }
       const card = adaptiveCard(view);
       const post = (conversationId: string): Promise<string> =>
