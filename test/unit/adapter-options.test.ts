@@ -36,10 +36,16 @@ describe('transports and hosts refuse options they could not run with, at creati
     }
     for (const userCacheTtlMs of [0, -1, Number.NaN]) {
       expect(transport({ userCacheTtlMs })).toThrow(
-        'slackTransport: userCacheTtlMs must be a number of milliseconds from 1 to 2147483647',
+        'slackTransport: userCacheTtlMs must be a number of milliseconds, more than 0',
       );
     }
     expect(transport({ requestTimeoutMs: -5 })).toThrow('slackTransport: requestTimeoutMs must be');
+    // What a timer waits for ends at 2^31-1 ms (a longer one fires at once); a cache's lifetime does not.
+    expect(transport({ retry: { maxRetryAfterMs: 3e9 } })).toThrow(
+      'slackTransport: retry.maxRetryAfterMs must be a number of milliseconds from 0 to 2147483647, got 3000000000',
+    );
+    expect(transport({ requestTimeoutMs: 3e9 })).toThrow('requestTimeoutMs');
+    expect(transport({ userCacheTtlMs: 30 * 24 * 60 * 60_000 })).not.toThrow();
     expect(
       transport({
         retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 },

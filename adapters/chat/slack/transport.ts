@@ -118,7 +118,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   }
   checkNumberOption('slackTransport', 'concurrency', options.concurrency, 'positive count');
   checkNumberOption('slackTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'duration');
-  checkNumberOption('slackTransport', 'userCacheTtlMs', options.userCacheTtlMs, 'positive duration');
+  checkNumberOption('slackTransport', 'userCacheTtlMs', options.userCacheTtlMs, 'positive lifetime');
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
