@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
 import {
   type RedisServerProcess,
-  redisServerInstalled,
+  redisServerForTests,
   redisServerProcess,
 } from '../support/redis-server-process.js';
 import {
@@ -16,11 +16,7 @@ import {
   watchLog,
 } from '../support/standalone-process.js';
 
-const installed = await redisServerInstalled();
-if (!installed) {
-  if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
-  console.warn('Storage wait tests skipped: redis-server is not installed');
-}
+const installed = await redisServerForTests('Storage wait tests');
 
 const hosts: StandaloneProcess[] = [];
 const servers: RedisServerProcess[] = [];

@@ -9,16 +9,12 @@ import { plainBody, post } from '../support/api-requests.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import {
   type RedisServerProcess,
-  redisServerInstalled,
+  redisServerForTests,
   redisServerProcess,
 } from '../support/redis-server-process.js';
 import { testSeed } from '../support/test-seed.js';
 
-const installed = await redisServerInstalled();
-if (!installed) {
-  if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
-  console.warn('Replay after a Redis script cache loss skipped: redis-server is not installed');
-}
+const installed = await redisServerForTests('Replay after a Redis script cache loss');
 
 const keyed = (notifier: Notifier) =>
   post(notifier, plainBody(['bob@acme.test']), { 'idempotency-key': 'deploy-42' });

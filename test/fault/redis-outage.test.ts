@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServerProcess,
-  redisServerInstalled,
+  redisServerForTests,
   redisServerProcess,
 } from '../support/redis-server-process.js';
 import { type StandaloneProcess, startStandaloneProcess } from '../support/standalone-process.js';
 
-const installed = await redisServerInstalled();
-if (!installed) {
-  if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
-  console.warn('Redis outage test skipped: redis-server is not installed');
-}
+const installed = await redisServerForTests('Redis outage test');
 
 const demoKey = 'cnk_demo_alice_0000000000000000000000001';
 const send = (host: StandaloneProcess) =>

@@ -36,6 +36,19 @@ export async function redisServerInstalled(): Promise<boolean> {
   return code === 0;
 }
 
+/**
+ * Whether the `redis-server` binary can be run here, for the tests named `what`: under `CI=true` it
+ * must be (the run fails rather than skip), elsewhere they are skipped with a warning that says so.
+ */
+export async function redisServerForTests(what: string): Promise<boolean> {
+  const installed = await redisServerInstalled();
+  if (!installed) {
+    if (process.env.CI === 'true') throw new Error('redis-server must be installed under CI');
+    console.warn(`${what} skipped: redis-server is not installed`);
+  }
+  return installed;
+}
+
 /** Prepares a server on a free port of 127.0.0.1, not yet started. */
 export async function redisServerProcess(): Promise<RedisServerProcess> {
   const port = await freePort();

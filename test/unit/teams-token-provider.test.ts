@@ -155,16 +155,25 @@ describe('clientCredentialsTokenProvider', () => {
     }
   });
 
-  it('gets a new token when the Bot Connector refuses the one kept (401), and sends with it', async () => {
+  /** {@link teamsWorld} whose Bot Connector refuses, once `revoke` is called, every token used so far. */
+  async function revocableWorld() {
     const used = new Set<string>();
     const revoked = new Set<string>();
-    const { local, bob, connector, send, close } = await teamsWorld((token, issuer) => {
+    const world = await teamsWorld((token, issuer) => {
       used.add(token);
       return issuer.issued(token) && !revoked.has(token);
     });
+    const revoke = () => {
+      for (const token of used) revoked.add(token);
+    };
+    return { ...world, revoke };
+  }
+
+  it('gets a new token when the Bot Connector refuses the one kept (401), and sends with it', async () => {
+    const { local, bob, connector, send, close, revoke } = await revocableWorld();
     try {
       expect(await send('one')).toBe(200);
-      for (const token of used) revoked.add(token);
+      revoke();
       expect(await send('two')).toBe(200);
       expect(connector.messagesOf(bob.id)).toHaveLength(2);
       expect(tokenRequests(local)).toBe(2);
@@ -175,15 +184,10 @@ describe('clientCredentialsTokenProvider', () => {
   });
 
   it('drops the tokens once for calls refused together: a later refusal keeps the new token', async () => {
-    const used = new Set<string>();
-    const revoked = new Set<string>();
-    const { local, bob, connector, send, close } = await teamsWorld((token, issuer) => {
-      used.add(token);
-      return issuer.issued(token) && !revoked.has(token);
-    });
+    const { local, bob, connector, send, close, revoke } = await revocableWorld();
     try {
       expect(await send('one')).toBe(200);
-      for (const token of used) revoked.add(token);
+      revoke();
       // Both sends carry the revoked token; the refusal of the held one comes back after the other
       // was refused, got a new token and was sent with it.
       const release = connector.hold('send');
