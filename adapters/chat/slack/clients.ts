@@ -6,7 +6,7 @@ import {
   WebClientEvent,
   type WebClientOptions,
 } from '@slack/web-api';
-import { checkNumberOption, type Logger } from '../../../core/adapter-kit.js';
+import type { Logger } from '../../../core/adapter-kit.js';
 import { PostOutcomeUnknownError, RetryAfterTooLongError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
@@ -27,18 +27,6 @@ export interface SlackRetryOptions {
    * workspace that long (Slack posted nothing).
    */
   maxRetryAfterMs?: number;
-}
-
-/**
- * `retry` as given, once every number in it is one the client can run with: a count of retries,
- * or milliseconds, neither negative. A `NaN` would quietly turn a bound off.
- */
-export function checkedRetryOptions(retry: SlackRetryOptions): SlackRetryOptions {
-  checkNumberOption('slackTransport', 'retry.retries', retry.retries, 'count');
-  for (const name of ['minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
-    checkNumberOption('slackTransport', `retry.${name}`, retry[name], 'duration');
-  }
-  return retry;
 }
 
 /** How the transport's Web API clients are built. */

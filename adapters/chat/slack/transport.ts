@@ -19,13 +19,7 @@ import {
 } from '../../../core/adapter-kit.js';
 import { slackMessage } from './blocks.js';
 import { applyBlockActions } from './clicks.js';
-import {
-  checkedRetryOptions,
-  type SlackClients,
-  type SlackRetryOptions,
-  slackClients,
-  slackErrorCode,
-} from './clients.js';
+import { type SlackClients, type SlackRetryOptions, slackClients, slackErrorCode } from './clients.js';
 import { readSlackRef, type SlackCopies, slackCopies, slackRef } from './copies.js';
 import { type DirectChannels, directChannels } from './direct-channels.js';
 import type { BlockActions } from './interaction.js';
@@ -119,12 +113,17 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
   checkNumberOption('slackTransport', 'concurrency', options.concurrency, 'positive count');
   checkNumberOption('slackTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'duration');
   checkNumberOption('slackTransport', 'userCacheTtlMs', options.userCacheTtlMs, 'positive lifetime');
+  const retry = options.retry ?? {};
+  checkNumberOption('slackTransport', 'retry.retries', retry.retries, 'count');
+  for (const name of ['minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
+    checkNumberOption('slackTransport', `retry.${name}`, retry[name], 'duration');
+  }
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');
   const clientFor: SlackClients = slackClients({
     apiUrl,
-    retry: checkedRetryOptions(options.retry ?? {}),
+    retry,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     concurrency: options.concurrency ?? defaultSlackConcurrency,
     logger,

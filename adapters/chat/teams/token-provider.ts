@@ -42,8 +42,9 @@ const renewBeforeMs = 5 * 60_000;
 /**
  * Tokens from an OAuth 2.0 client-credentials grant (RFC 6749 §4.4) at `tokenEndpoint`, the way
  * Microsoft Entra issues them to a bot, cached per scope until five minutes before they expire, or
- * until the Bot Connector refuses one. Concurrent calls for one scope share one request. Lets every Microsoft endpoint be pointed at a
- * local server: the SDK's MSAL client accepts only `https:` authorities.
+ * until the Bot Connector refuses one. Concurrent calls for one scope share one request. Lets every
+ * Microsoft endpoint be pointed at a local server: the SDK's MSAL client accepts only `https:`
+ * authorities.
  */
 export function clientCredentialsTokenProvider(
   options: ClientCredentialsOptions,
