@@ -1,3 +1,4 @@
+import { formatText } from 'adaptivecards/lib/text-formatters.js';
 import { describe, expect, it } from 'vitest';
 import {
   escapeCardText,
@@ -139,6 +140,23 @@ describe('renderAdaptiveCardPlainBody', () => {
     expect(renderAdaptiveCardPlainBody(parseMarkdown('*a* [b](https://x.test)\n- c\n\n# d'))).toEqual([
       { type: 'TextBlock', text: 'a b (https://x.test)\n\n\\- c\n\n\\# d', wrap: true },
     ]);
+  });
+});
+
+describe('date functions of Adaptive Card hosts', () => {
+  it('leaves none in the text for a host to replace, in text, code spans, code blocks or footers', () => {
+    const written = '{{DATE(2026-03-01T09:00:00Z, SHORT)}} at {{TIME(2026-03-01T09:00:00Z)}}';
+    const texts = [
+      ...lines(`Renew before ${written}`),
+      ...lines(`\`${written}\``),
+      ...lines(`\`\`\`\n${written}\n\`\`\``),
+      escapeCardText(written, true),
+    ];
+    for (const text of texts) {
+      // The official renderer's pass over a TextBlock's text, before it reads the markdown.
+      expect(formatText('en', text)).toBe(text);
+      expect(text.replaceAll('\u2060', '')).toContain(written);
+    }
   });
 });
 

@@ -35,6 +35,12 @@ const NBSP = '\u00a0';
 const INLINE_SPECIAL = /[\\`*_~[\]<]/g;
 /** `&` that would start an entity (`&amp;`, `&#60;`) and be read as the character it names. */
 const ENTITY_START = /&(?=#?[a-z0-9]+;)/gi;
+/**
+ * `{{` with a word joiner (U+2060, zero width) between its braces: Adaptive Card hosts replace
+ * `{{DATE(…)}}` and `{{TIME(…)}}` in a text with a date of the reader's locale before they read
+ * its markdown, in code too, which no backslash escapes.
+ */
+const withoutDateFunctions = (text: string): string => text.replaceAll('{{', '{\u2060{');
 /** Control characters but tab and the line breaks. */
 const CONTROL = /[^\P{Cc}\t\n\r]/gu;
 
@@ -53,7 +59,8 @@ const LINE_START_SPECIAL = /^([#>+=-]|\d+(?=[.)]))/;
 /**
  * Text as an Adaptive Card `TextBlock` must receive it to show it as it is: every character the
  * host's markdown would read as formatting (`*`, `_`, `~`, backticks, brackets, `<`, `\`, an `&`
- * that starts an entity) is escaped with a backslash; a control character (but tab and line
+ * that starts an entity) is escaped with a backslash, and `{{` is broken by a zero-width word
+ * joiner (hosts would replace a `{{DATE(…)}}` in it); a control character (but tab and line
  * breaks) shows as U+FFFD. At the start of a line (`atLineStart`),
  * leading spaces become no-break spaces (four spaces would start a code block) and a `#`, `>`,
  * `-`, `+`, `=` or `1.` that would make a heading, quote or list is escaped as well; so it is after
@@ -69,7 +76,7 @@ export function escapeCardText(given: string, atLineStart = false): string {
       .map((part, index) => (index % 2 === 1 ? part : escapeCardText(part, index === 0 ? atLineStart : true)))
       .join('');
   }
-  const escaped = text.replace(INLINE_SPECIAL, '\\$&').replace(ENTITY_START, '\\&');
+  const escaped = withoutDateFunctions(text.replace(INLINE_SPECIAL, '\\$&').replace(ENTITY_START, '\\&'));
   if (!atLineStart) return escaped;
   const indent = /^[ \t]*/.exec(escaped)?.[0] ?? '';
   const rest = escaped.slice(indent.length);
@@ -252,7 +259,7 @@ function codeSpan(value: string): string {
   const longestRun = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longestRun + 1);
   const pad = value.startsWith('`') || value.endsWith('`') || /^ .* $/.test(value) ? ' ' : '';
-  return `${fence}${pad}${value}${pad}${fence}`;
+  return `${fence}${pad}${withoutDateFunctions(value)}${pad}${fence}`;
 }
 
 /**
