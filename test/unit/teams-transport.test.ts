@@ -379,6 +379,26 @@ describe('Teams transport: updates', () => {
 });
 
 describe('Teams transport: clicks', () => {
+  it('updates a message at the service URL its last click named, not the one of the install', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    const requestId = await w.ask(['bob@acme.test', 'carol@acme.test'], { disable: 'onTimeout' });
+    // Teams moved the tenant: bob's click names another region, with a token for it.
+    const moved = w.connector.serviceUrl.replace('/amer/', '/emea/');
+    const invoke = { ...w.connector.clickActivity(only(w, bob), 'approve'), serviceUrl: moved };
+    expect((await w.post(invoke, moved)).status).toBe(200);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    const regionsOf = (user: { id: string }) =>
+      w.connector
+        .callsTo('update')
+        .filter((call) => call.conversationId === w.connector.personalConversationOf(user.id))
+        .map((call) => call.region);
+    expect(regionsOf(bob)).toEqual(['emea']);
+    expect(regionsOf(carol)).toEqual(['amer']);
+  });
+
   it('answers a click with the answered card, which replaces the clicked card, and stores the answer', async () => {
     const w = await start();
     await w.install(bob, carol);

@@ -110,6 +110,8 @@ interface ClickedCopy {
   userId: string;
   /** The recipient's Microsoft Entra object id, when known. */
   aadObjectId: string | null;
+  /** Where the recipient's link says their messages go, or null for a message of an earlier release. */
+  serviceUrl: string | null;
 }
 
 /**
@@ -130,11 +132,19 @@ async function clickedCopy(
   if (copy !== undefined && message?.delivered) {
     const { installationId: tenantId, userRef: userId } = message.delivered;
     const member = await members.get(tenantId, userId);
-    return { message, recipient: copy.recipient, tenantId, userId, aadObjectId: member?.aadObjectId ?? null };
+    return {
+      message,
+      recipient: copy.recipient,
+      tenantId,
+      userId,
+      aadObjectId: member?.aadObjectId ?? null,
+      serviceUrl: member?.serviceUrl ?? null,
+    };
   }
   const legacy = await copies.legacy(conversationId, activityId);
   if (legacy === null || legacy.sendId !== requestId) return null;
-  return { ...legacy, message: { conversationId, activityId, delivered: null } };
+  // Its updates go where its own record says, which no click changes.
+  return { ...legacy, message: { conversationId, activityId, delivered: null }, serviceUrl: null };
 }
 
 /** Whether the clicker is the copy's recipient: the same Teams id, and the same Entra object id when both are known. */
@@ -240,6 +250,12 @@ export async function answerCardAction(
   if (copy.tenantId !== tenantId || !isRecipient(copy, activity)) {
     logger.warn('Teams click by someone other than the recipient of the message: refused', where);
     return errorInvokeResponse(403, 'Only the person this message was sent to can answer it.');
+  }
+  // Teams may move a tenant to another service URL: the one a click names, which its token vouches
+  // for, is where the recipient's messages are updated and sent from now on.
+  if (copy.serviceUrl !== null && copy.serviceUrl !== activity.serviceUrl) {
+    const serviceUrl = activity.serviceUrl;
+    await context.members.change(copy.tenantId, copy.userId, (member) => ({ ...member, serviceUrl }));
   }
 
   const key = AnsweringCopies.key(conversationId, activityId);
