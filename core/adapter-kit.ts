@@ -58,6 +58,7 @@ export type {
   ChatTransport,
   ChatUpdate,
   Click,
+  ClickOptions,
   ClickOutcome,
 } from './ports/chat-transport.js';
 export { isRecipientGone, RecipientGoneError } from './ports/chat-transport.js';

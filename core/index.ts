@@ -22,7 +22,7 @@ export type {
   CallbackTransport,
   HostResolver,
 } from './ports/callback-transport.js';
-export type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
+export type { ChatTransport, Click, ClickOptions, ClickOutcome } from './ports/chat-transport.js';
 export type { Clock } from './ports/clock.js';
 export { systemClock } from './ports/clock.js';
 export type { FailedCallback } from './ports/failed-callback-store.js';

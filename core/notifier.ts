@@ -15,7 +15,7 @@ import {
   retentionMillis,
 } from './notifier-options.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
-import type { ChatTransport, Click, ClickOutcome } from './ports/chat-transport.js';
+import type { ChatTransport, Click, ClickOptions, ClickOutcome } from './ports/chat-transport.js';
 import { type Clock, systemClock } from './ports/clock.js';
 import type { FailedCallback } from './ports/failed-callback-store.js';
 import { type Logger, silentLogger } from './ports/logger.js';
@@ -106,8 +106,8 @@ export interface Notifier {
   authenticate(apiKey: string, clientAddress?: string): Promise<Principal>;
   /** Status of an interactive request, as `GET /api/notify/status/{id}` answers it. */
   status(principal: Principal, requestId: string): Promise<RequestStatus>;
-  /** A click, as a transport reports it. */
-  click(click: Click): Promise<ClickOutcome>;
+  /** A click, as a transport reports it; resolves as {@link ClickOptions} says. */
+  click(click: Click, options?: ClickOptions): Promise<ClickOutcome>;
   /** Completion callbacks whose every attempt failed (docs/behaviour.md#completion-callbacks). */
   failedCallbacks: {
     /**
@@ -223,7 +223,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   });
 
   const sink = {
-    click: (click: Click) => applyClick(context, click),
+    click: (click: Click, clickOptions?: ClickOptions) => applyClick(context, click, clickOptions),
     listUsers: () => options.storage.directory.listUsers(),
     view: async (sendId: string, recipient: string) => {
       const key = normalizeEmail(recipient);

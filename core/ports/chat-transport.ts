@@ -61,10 +61,22 @@ export interface Click {
  */
 export type ClickOutcome = 'accepted' | 'final' | 'finished' | 'unknown-option' | 'not-found';
 
+/** When {@link ChatSink.click} resolves. */
+export interface ClickOptions {
+  /**
+   * `updated` (the default): once the click is stored and the copies it changes were updated (or,
+   * where that failed, left to a refresh). `stored`: as soon as the click is stored, while the copies
+   * are updated after it, before any later change of the request. A transport that must answer the
+   * platform within seconds however long the other recipients' copies take (a Teams invoke, whose
+   * answer carries the clicker's card) asks for `stored`.
+   */
+  until?: 'stored' | 'updated';
+}
+
 /** The core as a transport sees it: where clicks go, who the users are, and where to keep state. */
 export interface ChatSink {
-  /** Applies a click and resolves once it is stored and the messages are being updated. */
-  click: (click: Click) => Promise<ClickOutcome>;
+  /** Applies a click; resolves as `options.until` says. */
+  click: (click: Click, options?: ClickOptions) => Promise<ClickOutcome>;
   /** Every user the core knows, for transports that list them (the inbox page). */
   listUsers: () => Promise<User[]>;
   /**

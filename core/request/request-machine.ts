@@ -49,10 +49,17 @@ export interface RequestMachineOptions {
   maxAttempts?: number;
 }
 
+/**
+ * When a dispatch resolves: `updated`, once the event is stored (or found to change nothing) and its
+ * commands have run; `stored`, as soon as it is stored, while its commands run on. Either way the
+ * next event of the same request waits for the commands.
+ */
+export type DispatchUntil = 'stored' | 'updated';
+
 /** Applies events to requests: one at a time per request, any number of requests at once. */
 export interface RequestMachine {
-  /** Resolves once the event is stored (or found to change nothing) and its commands have run. */
-  dispatch(event: RequestEvent): Promise<DispatchResult>;
+  /** Applies `event`, resolving as `until` says (`updated` by default). */
+  dispatch(event: RequestEvent, until?: DispatchUntil): Promise<DispatchResult>;
   /**
    * Stops accepting events: those queued and not yet started are rejected with a retryable
    * `unavailable` error; resolves once the events already being applied have settled.
@@ -62,6 +69,7 @@ export interface RequestMachine {
 
 interface Envelope {
   event: RequestEvent;
+  until: DispatchUntil;
   resolve(result: DispatchResult): void;
   reject(error: unknown): void;
 }
@@ -123,7 +131,11 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       });
     });
 
-  async function apply(event: RequestEvent): Promise<DispatchResult> {
+  /** Applies `event`, calling `onStored` with the result as soon as its write is stored. */
+  async function apply(
+    event: RequestEvent,
+    onStored: (result: DispatchResult) => void,
+  ): Promise<DispatchResult> {
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
       if (attempt > 0) await backoff(attempt);
       const current = await requests.getRequest(event.requestId);
@@ -137,6 +149,8 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
         result.state.status === 'finished' ? finishing : undefined,
       );
       if (stored) {
+        const applied = { outcome: result.outcome, request: result.state };
+        onStored(applied);
         await runCommands(result.state, result.commands);
         if (
           event.type !== 'timeout' &&
@@ -144,7 +158,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
         ) {
           await cancelPledgedRefresh(result.state);
         }
-        return { outcome: result.outcome, request: result.state };
+        return applied;
       }
     }
     throw new NotifyError('unavailable', 'The request is being changed by too many writers; retry', {
@@ -163,7 +177,23 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       settle(requestId);
       return Promise.resolve();
     }
-    const work = apply(envelope.event).then(envelope.resolve, envelope.reject);
+    let answered = false;
+    const early = (result: DispatchResult) => {
+      if (envelope.until !== 'stored') return;
+      answered = true;
+      envelope.resolve(result);
+    };
+    const work = apply(envelope.event, early).then(envelope.resolve, (error: unknown) => {
+      if (!answered) {
+        envelope.reject(error);
+        return;
+      }
+      // The dispatcher was told the event is stored; what failed after it is only logged.
+      options.logger.error('commands of a stored change failed', {
+        requestId,
+        error: String(error),
+      });
+    });
     running.add(work);
     return work.then(() => {
       running.delete(work);
@@ -189,13 +219,13 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     .subscribe();
 
   return {
-    dispatch: (event) =>
+    dispatch: (event, until = 'updated') =>
       new Promise<DispatchResult>((resolve, reject) => {
         if (closed) {
           reject(shuttingDown());
           return;
         }
-        const envelope = { event, resolve, reject };
+        const envelope = { event, until, resolve, reject };
         queued.add(envelope);
         pending.set(event.requestId, (pending.get(event.requestId) ?? 0) + 1);
         events$.next(envelope);

@@ -12,6 +12,7 @@ import {
   createRequestMachine,
   type RequestMachine,
 } from '../../core/request/request-machine.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { manualClock } from '../support/manual-clock.js';
 import { virtualTime } from '../support/virtual-time.js';
 
@@ -542,6 +543,93 @@ describe('closing the request machine', () => {
     expect(closed).toBe(true);
     const stored = await storage.requests.getRequest(id(1));
     expect(stored?.recipients.map((r) => r.value)).toEqual(['yes', null, null]);
+  });
+});
+
+describe('a dispatch that resolves once stored', () => {
+  /** A machine whose command runner waits for `gate` on every call, recording the versions it ran. */
+  async function gated(logger = capturingLogger(), failing = false) {
+    const clock = manualClock(t0);
+    const storage = memoryStorage({ clock });
+    const r = request({ mode: 'onTimeout' });
+    await storage.requests.createRequest(r, { enqueue: [timeoutItem(r)], cancel: [] });
+    const gate = deferred();
+    const ran: number[] = [];
+    const machine = track(
+      createRequestMachine({
+        requests: storage.requests,
+        dueWork: storage.dueWork,
+        logger,
+        async runCommands(stored) {
+          await gate.promise;
+          ran.push(stored.version);
+          if (failing) throw new Error('chat platform down');
+        },
+      }),
+    );
+    return { storage, machine, gate, ran, logger };
+  }
+  const settled = async <T>(promise: Promise<T>) => {
+    let done = false;
+    void promise.then(
+      () => {
+        done = true;
+      },
+      () => {
+        done = true;
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return done;
+  };
+
+  it('resolves before its commands ran; the next event of the request waits for them', async () => {
+    const { storage, machine, gate, ran } = await gated();
+    const first = await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored');
+    expect(first).toMatchObject({ outcome: 'accepted', request: { version: 1 } });
+    expect((await storage.requests.getRequest(id(1)))?.version).toBe(1);
+    expect(ran).toEqual([]);
+
+    const next = machine.dispatch(click(id(1), key(2), 'no', t0 + 2), 'stored');
+    expect(await settled(next)).toBe(false);
+    expect((await storage.requests.getRequest(id(1)))?.version).toBe(1);
+    gate.resolve();
+    expect((await next).request?.version).toBe(2);
+    await machine.close();
+    expect(ran).toEqual([1, 2]);
+  });
+
+  it('by default resolves only once its commands ran', async () => {
+    const { machine, gate, ran } = await gated();
+    const dispatched = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1));
+    expect(await settled(dispatched)).toBe(false);
+    gate.resolve();
+    await dispatched;
+    expect(ran).toEqual([1]);
+  });
+
+  it('is waited for by close until its commands ran', async () => {
+    const { machine, gate, ran } = await gated();
+    await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored');
+    const closing = machine.close();
+    expect(await settled(closing)).toBe(false);
+    gate.resolve();
+    await closing;
+    expect(ran).toEqual([1]);
+  });
+
+  it('logs commands that fail after it resolved, and the request is served on', async () => {
+    const { machine, gate, logger } = await gated(capturingLogger(), true);
+    gate.resolve();
+    expect((await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored')).outcome).toBe('accepted');
+    await expect(machine.dispatch(click(id(1), key(2), 'no', t0 + 2))).rejects.toThrow('chat platform down');
+    expect(logger.entries).toEqual([
+      {
+        level: 'error',
+        message: 'commands of a stored change failed',
+        fields: { requestId: id(1), error: 'Error: chat platform down' },
+      },
+    ]);
   });
 });
 
