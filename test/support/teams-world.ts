@@ -96,6 +96,8 @@ export interface StartOptions {
   afterView?: () => Promise<void>;
   /** Whether the local inbox delivers too, beside Teams. */
   inbox?: boolean;
+  /** How the notifiers see the storage: a test that slows a port down wraps it here. */
+  wrapStorage?: (storage: StoragePorts) => StoragePorts;
 }
 
 /**
@@ -110,6 +112,7 @@ async function startTeamsWorld({
   afterClick,
   afterView,
   inbox = false,
+  wrapStorage = (storage) => storage,
 }: StartOptions = {}): Promise<World> {
   // The Agents SDK reads connection settings from the environment when there are any.
   for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
@@ -143,8 +146,8 @@ async function startTeamsWorld({
     transport.connect = (sink) =>
       connect({
         ...sink,
-        async click(click) {
-          const outcome = await sink.click(click);
+        async click(click, clickOptions) {
+          const outcome = await sink.click(click, clickOptions);
           await afterClick?.();
           return outcome;
         },
@@ -155,7 +158,7 @@ async function startTeamsWorld({
         },
       });
     const notifier = createNotifier({
-      storage,
+      storage: wrapStorage(storage),
       transports: inbox ? [transport, inboxTransport({ clock })] : [transport],
       clock,
       logger,

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { DeliveryStore } from '../../core/ports/delivery-store.js';
 import { requestView } from '../../core/request/message-view.js';
 import {
   acmeTenant,
@@ -13,6 +14,22 @@ import {
 } from '../support/teams-world.js';
 
 const start = teamsWorlds();
+
+/** `deliveries`, whose listing of a send's copies first waits `delayMs()`, when that is not 0. */
+const slowListing = (deliveries: DeliveryStore, delayMs: () => number): DeliveryStore =>
+  new Proxy(deliveries, {
+    get(target, name) {
+      if (name === 'listDeliveries') {
+        return async (sendId: string) => {
+          const ms = delayMs();
+          if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+          return target.listDeliveries(sendId);
+        };
+      }
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 
 describe('Teams transport: what it keeps of delivered messages', () => {
   it('throws when its view reached Teams after a newer one, and the newer view tried again is shown', async () => {
@@ -148,6 +165,41 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     await w.transport.close?.();
     expect(w.connector.callsTo('update')).toEqual([]);
     expect(only(w, bob).footer).toContain('You answered “Approve”');
+  });
+
+  it("answers the click that finishes a request while the other recipients' cards are still being updated", async () => {
+    let listingMs = 0;
+    // Copies are listed slowly: the core's update of Bob's copy comes once his click was answered.
+    const w = await start({
+      wrapStorage: (storage) => ({
+        ...storage,
+        deliveries: slowListing(storage.deliveries, () => listingMs),
+      }),
+    });
+    await w.install(bob, carol);
+    await w.ask(['bob@acme.test', 'carol@acme.test']);
+    await w.click(only(w, carol), 'approve');
+    // Her answer's check, 1.5 s on, runs now: it has nothing to send.
+    await w.transport.close?.();
+    const carolsCard = only(w, carol).footer;
+    listingMs = 200;
+    const release = w.connector.hold('update');
+    const answer = await Promise.race([
+      w.click(only(w, bob), 'reject'),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+    ]);
+    expect(answer?.statusCode).toBe(200);
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('“Reject”') });
+    // The update of Carol's card is received and held; the answer did not wait for it.
+    await vi.waitFor(() => expect(w.connector.callsTo('update')).toHaveLength(1));
+    expect(only(w, carol).footer).toBe(carolsCard);
+    release();
+    await vi.waitFor(() => expect(only(w, carol).footer).not.toBe(carolsCard));
+    await w.transport.close?.();
+    // Bob's card came with the answer alone: the core's update of it, made after, sent nothing.
+    expect(w.connector.callsTo('update').map((call) => call.conversationId)).toEqual([
+      w.connector.personalConversationOf(carol.id),
+    ]);
   });
 
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {

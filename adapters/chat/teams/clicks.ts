@@ -23,20 +23,50 @@ interface Answer {
  * progress (a double click answers twice at once). The invoke's answer replaces such a copy's card,
  * so an update of it meanwhile is left to the answer, which carries the view of the request read
  * once the click is stored; an answer that carries no card (a refused click) must then show it.
+ *
+ * The core updates the copies of a click after the click is stored, without holding its answer
+ * back, so the update of the clicked copy may come once the answer is sent. An answer that carried a
+ * card is remembered until its copy is checked (`catchUp`): an update showing that card's view, or
+ * an older one, is left to it too, and Teams is not sent the same card twice.
  */
 export class AnsweringCopies {
   readonly #answers = new Map<string, Set<Answer>>();
+  /** The newest view answered on each copy, and how many answers are still to check it. */
+  readonly #answered = new Map<string, { version: number; unchecked: number }>();
 
   static key(conversationId: string, activityId: string): string {
     return JSON.stringify([conversationId, activityId]);
   }
 
-  /** Whether a click on the copy `key` is being answered: if so, its update is left to every such answer. */
-  leaveUpdate(key: string): boolean {
+  /**
+   * Whether the update of the copy `key` to the view of `version` is left to an answer: one in
+   * progress (which then shows the current view), or one that carried that view or a newer one.
+   */
+  leaveUpdate(key: string, version: number): boolean {
     const answers = this.#answers.get(key);
-    if (answers === undefined) return false;
-    for (const answer of answers) answer.updateLeft = true;
-    return true;
+    if (answers !== undefined) {
+      for (const answer of answers) answer.updateLeft = true;
+      return true;
+    }
+    const answered = this.#answered.get(key);
+    return answered !== undefined && version <= answered.version;
+  }
+
+  /** Records that an answer carries the view of `version` to the copy `key`, until {@link checked}. */
+  carries(key: string, version: number): void {
+    const answered = this.#answered.get(key);
+    this.#answered.set(key, {
+      version: Math.max(version, answered?.version ?? 0),
+      unchecked: (answered?.unchecked ?? 0) + 1,
+    });
+  }
+
+  /** An answer that carried a view to the copy `key` was checked: once all were, it is forgotten. */
+  checked(key: string): void {
+    const answered = this.#answered.get(key);
+    if (answered === undefined) return;
+    if (answered.unchecked > 1) answered.unchecked -= 1;
+    else this.#answered.delete(key);
   }
 
   /**
@@ -212,7 +242,8 @@ async function applyClick(
     return null;
   }
   try {
-    return await sink.click(click);
+    // The answer carries the clicker's card: it must not wait for the other copies' updates.
+    return await sink.click(click, { until: 'stored' });
   } catch (error) {
     // Nothing was applied: let Teams' repeat of this very invoke try again.
     await sink.state.delete(seenKey).catch(() => {});
@@ -269,13 +300,16 @@ export async function answerCardAction(
     );
     // Read after the click was stored: the view of the request as it stands now.
     const view = outcome === 'unknown-option' ? null : await sink.view(action.requestId, copy.recipient);
+    if (view !== null) answering.carries(key, view.version);
     return { outcome, view };
   });
   const shown = ended.status === 'fulfilled' ? ended.value.view : null;
   if (shown !== null) {
     // Teams applies the answer's card whenever it gets it: a newer view claimed meanwhile, by an
     // update left to this answer or sent since, here or on another instance, is shown once it did.
-    followUps.after(afterAnswerMs, () => catchUp(context, action.requestId, copy, shown.version));
+    followUps.after(afterAnswerMs, () =>
+      catchUp(context, action.requestId, copy, shown.version).finally(() => answering.checked(key)),
+    );
   } else if (updateLeft) {
     // No card answers this click, yet an update of the copy was left to its answer: shown beside it
     // (Teams waits for the answer only a few seconds).

@@ -179,12 +179,12 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       targetOf(message),
     ]);
     // A newer view is shown already; or Teams said its recipient removed or blocked the app, and it
-    // would refuse the update; or a click on this very copy is being answered: the answer replaces
-    // the card, and brings it up to date once Teams applied it.
+    // would refuse the update; or a click on this very copy is being answered, or was answered with
+    // this view: the answer replaces the card, and brings it up to date once Teams applied it.
     if (
       !claimed ||
       target.unreachable ||
-      answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId))
+      answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId), view.version)
     ) {
       return true;
     }
