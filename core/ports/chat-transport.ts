@@ -66,9 +66,9 @@ export interface ClickOptions {
   /**
    * `updated` (the default): once the click is stored and the copies it changes were updated (or,
    * where that failed, left to a refresh). `stored`: as soon as the click is stored, while the copies
-   * are updated after it, before any later change of the request. A transport that must answer the
-   * platform within seconds however long the other recipients' copies take (a Teams invoke, whose
-   * answer carries the clicker's card) asks for `stored`.
+   * are updated after it (after the updates of the request's earlier changes made in this process).
+   * A transport that must answer the platform within seconds however long the other recipients'
+   * copies take (a Teams invoke, whose answer carries the clicker's card) asks for `stored`.
    */
   until?: 'stored' | 'updated';
 }

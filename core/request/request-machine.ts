@@ -52,7 +52,7 @@ export interface RequestMachineOptions {
 /**
  * When a dispatch resolves: `updated`, once the event is stored (or found to change nothing) and its
  * commands have run; `stored`, as soon as it is stored, while its commands run on. Either way the
- * next event of the same request waits for the commands.
+ * commands of a request's events run one event after another, in the order the events were stored.
  */
 export type DispatchUntil = 'stored' | 'updated';
 
@@ -73,6 +73,15 @@ interface Envelope {
   resolve(result: DispatchResult): void;
   reject(error: unknown): void;
 }
+
+/** What a write stored: its result, and the stored state with the commands still to run. */
+interface Written {
+  result: DispatchResult;
+  /** Null when the event changed nothing. */
+  changed: { state: InteractiveRequest; commands: RequestCommand[] } | null;
+}
+
+const ignore = () => {};
 
 const shuttingDown = () =>
   new NotifyError('unavailable', 'The service is shutting down', { retryAfterSeconds: 1 });
@@ -100,6 +109,8 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   const queued = new Set<Envelope>();
   /** Being applied: what `close` waits for. */
   const running = new Set<Promise<unknown>>();
+  /** The end of the commands of each live group's events, which the next event's commands follow. */
+  const commandTails = new Map<string, Promise<void>>();
   let closed = false;
 
   const settle = (requestId: string) => {
@@ -109,6 +120,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       return;
     }
     pending.delete(requestId);
+    commandTails.delete(requestId);
     const drained$ = drained.get(requestId);
     drained.delete(requestId);
     drained$?.next();
@@ -131,17 +143,19 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       });
     });
 
-  /** Applies `event`, calling `onStored` with the result as soon as its write is stored. */
-  async function apply(
-    event: RequestEvent,
-    onStored: (result: DispatchResult) => void,
-  ): Promise<DispatchResult> {
+  /**
+   * Stores what `event` changes: the result, and the stored state with the commands still to run,
+   * or no commands when the event changed nothing.
+   */
+  async function write(event: RequestEvent): Promise<Written> {
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
       if (attempt > 0) await backoff(attempt);
       const current = await requests.getRequest(event.requestId);
-      if (!current) return { outcome: 'not-found', request: null };
+      if (!current) return { result: { outcome: 'not-found', request: null }, changed: null };
       const result = transition(current, event);
-      if (result.state === current) return { outcome: result.outcome, request: current };
+      if (result.state === current) {
+        return { result: { outcome: result.outcome, request: current }, changed: null };
+      }
       const stored = await requests.updateRequest(
         result.state,
         current.version,
@@ -149,16 +163,10 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
         result.state.status === 'finished' ? finishing : undefined,
       );
       if (stored) {
-        const applied = { outcome: result.outcome, request: result.state };
-        onStored(applied);
-        await runCommands(result.state, result.commands);
-        if (
-          event.type !== 'timeout' &&
-          result.commands.some((command) => command.type === 'update-messages')
-        ) {
-          await cancelPledgedRefresh(result.state);
-        }
-        return applied;
+        return {
+          result: { outcome: result.outcome, request: result.state },
+          changed: { state: result.state, commands: result.commands },
+        };
       }
     }
     throw new NotifyError('unavailable', 'The request is being changed by too many writers; retry', {
@@ -166,39 +174,60 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   }
 
+  /** Runs the commands of a stored write, then cancels the refresh it pledged for its copies. */
+  async function runStored(event: RequestEvent, state: InteractiveRequest, commands: RequestCommand[]) {
+    await runCommands(state, commands);
+    if (event.type !== 'timeout' && commands.some((command) => command.type === 'update-messages')) {
+      await cancelPledgedRefresh(state);
+    }
+  }
+
+  /** Runs `commands` once the commands of the request's earlier events have run. */
+  const afterEarlier = (requestId: string, commands: () => Promise<void>): Promise<void> => {
+    const earlier = commandTails.get(requestId);
+    const mine = earlier === undefined ? commands() : earlier.then(commands);
+    commandTails.set(requestId, mine.then(ignore, ignore));
+    return mine;
+  };
+
   /**
-   * Runs one envelope, unless `close` already rejected it while it waited in its queue, and settles
-   * it in its group once done. The group's queue takes the promise itself: wrapping it in an
-   * observable of its own would cost every event a few more objects.
+   * Applies one envelope's event and settles it in its group once its commands ran. The group's
+   * queue waits for the write alone: the next event of the request is read and written while the
+   * commands of this one run, and its own commands run after them. The queue takes the promise
+   * itself: wrapping it in an observable of its own would cost every event a few more objects.
    */
   const run = (envelope: Envelope): Promise<void> => {
-    const { requestId } = envelope.event;
+    const { event, until } = envelope;
+    const { requestId } = event;
     if (!queued.delete(envelope)) {
       settle(requestId);
       return Promise.resolve();
     }
-    let answered = false;
-    const early = (result: DispatchResult) => {
-      if (envelope.until !== 'stored') return;
-      answered = true;
-      envelope.resolve(result);
-    };
-    const work = apply(envelope.event, early).then(envelope.resolve, (error: unknown) => {
-      if (!answered) {
-        envelope.reject(error);
+    const written = write(event);
+    const work = written.then(async ({ result, changed }) => {
+      if (changed === null) {
+        envelope.resolve(result);
         return;
       }
-      // The dispatcher was told the event is stored; what failed after it is only logged.
-      options.logger.error('commands of a stored change failed', {
-        requestId,
-        error: String(error),
-      });
-    });
+      if (until === 'stored') envelope.resolve(result);
+      try {
+        await afterEarlier(requestId, () => runStored(event, changed.state, changed.commands));
+        envelope.resolve(result);
+      } catch (error) {
+        if (until === 'updated') {
+          envelope.reject(error);
+          return;
+        }
+        // The dispatcher was told the event is stored; what failed after it is only logged.
+        options.logger.error('commands of a stored change failed', { requestId, error: String(error) });
+      }
+    }, envelope.reject);
     running.add(work);
-    return work.then(() => {
+    void work.then(() => {
       running.delete(work);
       settle(requestId);
     });
+    return written.then(ignore, ignore);
   };
 
   /**

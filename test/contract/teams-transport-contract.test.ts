@@ -84,7 +84,9 @@ chatTransportContract('teams', {
       platform: transport.platform,
       routes: transport.routes,
       connect(sink) {
-        transport.connect(sink);
+        // The contract's click resolves once the click was handled, the updates it made included:
+        // the harness has the sink resolve Teams' clicks once their copies were updated.
+        transport.connect({ ...sink, click: (click) => sink.click(click) });
         installed = installEveryone();
       },
       async address(user, organization) {

@@ -508,14 +508,22 @@ describe('closing the request machine', () => {
       await storage.requests.createRequest(r, { enqueue: [timeoutItem(r)], cancel: [] });
     }
     const gate = deferred();
+    // The first write waits for the gate: the events after it wait in the request's queue.
+    let writes = 0;
     const machine = track(
       createRequestMachine({
-        requests: storage.requests,
+        requests: {
+          ...storage.requests,
+          getRequest: (requestId) => storage.requests.getRequest(requestId),
+          async updateRequest(...args) {
+            writes += 1;
+            if (writes === 1) await gate.promise;
+            return storage.requests.updateRequest(...args);
+          },
+        },
         dueWork: storage.dueWork,
         logger: silentLogger,
-        async runCommands(r) {
-          if (r.id === id(1)) await gate.promise;
-        },
+        runCommands: async () => {},
       }),
     );
     const running = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1));
@@ -583,20 +591,63 @@ describe('a dispatch that resolves once stored', () => {
     return done;
   };
 
-  it('resolves before its commands ran; the next event of the request waits for them', async () => {
+  it('resolves before its commands ran; the next event is stored meanwhile, its commands run after', async () => {
     const { storage, machine, gate, ran } = await gated();
     const first = await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored');
     expect(first).toMatchObject({ outcome: 'accepted', request: { version: 1 } });
     expect((await storage.requests.getRequest(id(1)))?.version).toBe(1);
     expect(ran).toEqual([]);
 
-    const next = machine.dispatch(click(id(1), key(2), 'no', t0 + 2), 'stored');
-    expect(await settled(next)).toBe(false);
-    expect((await storage.requests.getRequest(id(1)))?.version).toBe(1);
+    const next = await machine.dispatch(click(id(1), key(2), 'no', t0 + 2), 'stored');
+    expect(next.request?.version).toBe(2);
+    expect(ran).toEqual([]);
     gate.resolve();
-    expect((await next).request?.version).toBe(2);
     await machine.close();
     expect(ran).toEqual([1, 2]);
+  });
+
+  it("answers an event that changes nothing without waiting for the request's commands", async () => {
+    const { machine, gate, ran } = await gated();
+    const first = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1));
+    const unknown = machine.dispatch(click(id(1), key(1), 'perhaps', t0 + 2));
+    expect(await settled(unknown)).toBe(true);
+    expect((await unknown).outcome).toBe('unknown-option');
+    expect(await settled(first)).toBe(false);
+    gate.resolve();
+    await first;
+    expect(ran).toEqual([1]);
+  });
+
+  it('runs the commands of events dispatched until updated in order, each resolving after its own', async () => {
+    const { machine, gate, ran } = await gated();
+    const first = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored');
+    const second = machine.dispatch(click(id(1), key(2), 'no', t0 + 2));
+    await first;
+    expect(await settled(second)).toBe(false);
+    gate.resolve();
+    expect((await second).request?.version).toBe(2);
+    expect(ran).toEqual([1, 2]);
+  });
+
+  it('rejects when its write fails, as any dispatch does', async () => {
+    const { storage } = await setup();
+    const machine = track(
+      createRequestMachine({
+        requests: {
+          ...storage.requests,
+          getRequest: (requestId) => storage.requests.getRequest(requestId),
+          updateRequest: async () => {
+            throw new Error('store down');
+          },
+        },
+        dueWork: storage.dueWork,
+        logger: silentLogger,
+        runCommands: async () => {},
+      }),
+    );
+    await expect(machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored')).rejects.toThrow(
+      'store down',
+    );
   });
 
   it('by default resolves only once its commands ran', async () => {
@@ -619,10 +670,11 @@ describe('a dispatch that resolves once stored', () => {
   });
 
   it('logs commands that fail after it resolved, and the request is served on', async () => {
-    const { machine, gate, logger } = await gated(capturingLogger(), true);
+    const { storage, machine, gate, logger } = await gated(capturingLogger(), true);
     gate.resolve();
     expect((await machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored')).outcome).toBe('accepted');
     await expect(machine.dispatch(click(id(1), key(2), 'no', t0 + 2))).rejects.toThrow('chat platform down');
+    expect((await storage.requests.getRequest(id(1)))?.version).toBe(2);
     expect(logger.entries).toEqual([
       {
         level: 'error',

@@ -202,6 +202,50 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     ]);
   });
 
+  it('shows the current card when Teams applied the answers of two clicks on a copy in the wrong order', async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
+    const message = only(w, bob);
+    const answerTo = async (value: string, invokeId: string) =>
+      JSON.parse(
+        (await w.post(w.connector.clickActivity(message, value, bob.id, invokeId))).body,
+      ) as InvokeAnswer;
+    // Bob changes his answer before Teams applied the first one's card, and Teams applies the two
+    // answers in the opposite order: the card says Approve.
+    const approve = await answerTo('approve', 'invoke-1');
+    const reject = await answerTo('reject', 'invoke-2');
+    w.connector.receiveInvokeAnswer(message, reject);
+    w.connector.receiveInvokeAnswer(message, approve);
+    expect(only(w, bob).footer).toContain('“Approve”');
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('reject');
+    // The checks of both answers run: the first finds a newer card recorded, and sends it.
+    await w.transport.close?.();
+    expect(w.connector.callsTo('update')).toHaveLength(1);
+    expect(only(w, bob).footer).toContain('“Reject”');
+  });
+
+  it('answers a second click on the card whose first click finished the request without waiting for the other cards', async () => {
+    const w = await start();
+    await w.install(bob, carol);
+    await w.ask(['bob@acme.test', 'carol@acme.test']);
+    await w.click(only(w, carol), 'approve');
+    await w.transport.close?.();
+    const release = w.connector.hold('update');
+    const message = only(w, bob);
+    // Two invokes before the first answer replaced the card: the second finds the request finished.
+    const answers = Promise.all([w.click(message, 'reject'), w.click(message, 'reject')]);
+    const answered = await Promise.race([
+      answers,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 2_000)),
+    ]);
+    expect(answered?.map((answer) => answer.statusCode)).toEqual([200, 200]);
+    // Carol's update is received, and not yet answered.
+    await vi.waitFor(() => expect(w.connector.callsTo('update').map((call) => call.status)).toEqual([0]));
+    release();
+    await w.transport.close?.();
+  });
+
   it('keeps no record of an interactive message it delivers: its ref names the view and who may click', async () => {
     const w = await start();
     await w.install(bob);

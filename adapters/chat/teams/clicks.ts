@@ -40,16 +40,17 @@ export class AnsweringCopies {
 
   /**
    * Whether the update of the copy `key` to the view of `version` is left to an answer: one in
-   * progress (which then shows the current view), or one that carried that view or a newer one.
+   * progress (which then shows the current view), or, unless `version` is null, one that carried
+   * that view or a newer one.
    */
-  leaveUpdate(key: string, version: number): boolean {
+  leaveUpdate(key: string, version: number | null): boolean {
     const answers = this.#answers.get(key);
     if (answers !== undefined) {
       for (const answer of answers) answer.updateLeft = true;
       return true;
     }
     const answered = this.#answered.get(key);
-    return answered !== undefined && version <= answered.version;
+    return version !== null && answered !== undefined && version <= answered.version;
   }
 
   /** Records that an answer carries the view of `version` to the copy `key`, until {@link checked}. */
@@ -102,9 +103,10 @@ export interface ClickContext {
   followUps: FollowUps;
   /**
    * Shows `view` on `message` as an update of its copy does; answers false when a newer view was
-   * claimed while it was sent, which it may then have replaced.
+   * claimed while it was sent, which it may then have replaced. `checking`: sent by the check of an
+   * answer, which no view another answer carried stands in for (Teams may have applied it first).
    */
-  show(message: TeamsMessageRef, view: MessageView): Promise<boolean>;
+  show(message: TeamsMessageRef, view: MessageView, checking?: boolean): Promise<boolean>;
   logger: Logger;
 }
 
@@ -206,7 +208,7 @@ async function catchUp(
   for (let attempt = 1; attempt <= showAttempts; attempt += 1) {
     try {
       const view = await sink.view(requestId, copy.recipient);
-      if (view === null || (await show(copy.message, view))) return;
+      if (view === null || (await show(copy.message, view, true))) return;
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     }

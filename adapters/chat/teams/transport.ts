@@ -167,9 +167,10 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
 
   /**
    * Shows `view` on `message` (an update of its copy). Answers false when a newer view was claimed
-   * while it was sent: it may have reached Teams after that one, and replaced it.
+   * while it was sent: it may have reached Teams after that one, and replaced it. `checking`: the
+   * check of a click's answer sends it, which no view another answer carried stands in for.
    */
-  const show = async (message: TeamsMessageRef, view: MessageView): Promise<boolean> => {
+  const show = async (message: TeamsMessageRef, view: MessageView, checking = false): Promise<boolean> => {
     const { conversationId, activityId } = message;
     const card = adaptiveCard(view);
     // Where to send it is read beside the claim, not after it: one round trip fewer per copy when a
@@ -184,7 +185,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     if (
       !claimed ||
       target.unreachable ||
-      answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId), view.version)
+      answering.leaveUpdate(AnsweringCopies.key(conversationId, activityId), checking ? null : view.version)
     ) {
       return true;
     }
