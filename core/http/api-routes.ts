@@ -50,7 +50,10 @@ export function apiRoutes(context: CoreContext): Route[] {
           { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },
         );
         const callbackUrl = input.response_request?.callback_url;
-        if (callbackUrl !== undefined) {
+        // The address is looked up for a send that is to run: a repeat of a completed one replays
+        // its answer whatever DNS says now, and one that is running or mismatched is refused anyway.
+        const acquisition = claimed?.acquisition;
+        if (callbackUrl !== undefined && (acquisition === undefined || acquisition.outcome === 'acquired')) {
           await checkCallbackOfSend(context, callbackUrl, principal, { created, claimed });
         }
         if (idempotencyKey !== undefined && wellFormedKey === undefined) {

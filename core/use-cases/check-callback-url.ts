@@ -9,7 +9,7 @@ import type { SendPreparation } from './send-idempotently.js';
 /** DNS answers slower than this refuse the callback URL at submission. */
 const lookupTimeoutMs = 5_000;
 
-/** Validates a callback URL at submission (docs/http-api.md#request-body); part of body validation, before idempotency. */
+/** Validates a callback URL at submission (docs/http-api.md#request-body), for a send that is to run. */
 async function checkCallbackUrl(context: CoreContext, url: string): Promise<void> {
   if (!context.callbacks) {
     throw new NotifyError(

@@ -129,6 +129,25 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     await setup.notifier.stop();
   });
 
+  it('replays a completed send whose callback host no longer resolves, without looking it up', async () => {
+    const { storage } = make();
+    const resolver = tableResolver({ 'gone.example': [['93.184.216.34'], []] });
+    const setup = await callbackSetup({ resolver, storage });
+    const sent = await setup.send(interactive('https://gone.example/hook'), key);
+    expect(sent.status).toBe(200);
+    await sleep(5);
+    expect(await setup.send(interactive('https://gone.example/hook'), key)).toEqual(sent);
+    expect(resolver.lookups).toEqual(['gone.example']);
+    // A repeat with another body is refused as one, not for its address.
+    const other = await setup.send(interactive('https://gone.example/other'), key);
+    expect(other).toMatchObject({
+      status: 422,
+      body: { details: expect.stringMatching(/different request body/) },
+    });
+    expect(resolver.lookups).toEqual(['gone.example']);
+    await setup.notifier.stop();
+  });
+
   it('gives both back when the address is refused: the request is withdrawn, the key reads as never used', async () => {
     const { storage, pass } = make();
     const spied = recorded(storage);
