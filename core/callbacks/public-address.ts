@@ -56,6 +56,21 @@ function isPublicIPv6(address: IPv6): boolean {
 }
 
 /**
+ * An IPv6 address whose last 32 bits are written as an IPv4 address, written in hexadecimal instead
+ * (by the WHATWG URL parser); any other address as it is, and null for one the URL parser refuses.
+ * ipaddr.js reads the IPv4-compatible `::8.8.8.8`, as Node's resolver writes `::808:808`, as the
+ * IPv4-mapped `::ffff:8.8.8.8`, which is public where the address is not.
+ */
+function inHexadecimal(address: string): string | null {
+  if (!address.includes(':') || !address.includes('.')) return address;
+  try {
+    return unbracket(new URL(`http://[${address}]`).hostname);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Whether a callback may be delivered to this address: public unicast, in IPv4 or IPv6. An IPv6
  * address that carries an IPv4 address (mapped, translated, NAT64, 6to4, Teredo, ISATAP) is public
  * only when every IPv4 address it carries is, since a gateway on the way may deliver it there.
@@ -63,7 +78,9 @@ function isPublicIPv6(address: IPv6): boolean {
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.parse(address);
+  const written = inHexadecimal(address);
+  if (written === null) return false;
+  const parsed = ipaddr.parse(written);
   return parsed.kind() === 'ipv4' ? isPublicIPv4(parsed as IPv4) : isPublicIPv6(parsed as IPv6);
 }
 
