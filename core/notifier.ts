@@ -89,7 +89,8 @@ export interface NotifierOptions {
    * (its status then answers 404 `Request not found`), a fire-and-forget send from its delivery;
    * with them go their delivery records and what the transports keep of them (inbox messages).
    * Milliseconds, or `{ days }`; 30 days by default. Keep it longer than the completion-callback
-   * schedule (about 33 hours) so that a callback still retried finds its request, and a failed send
+   * schedule (about 33 hours) so that a callback is tried throughout it (one whose next attempt
+   * would come in the retention's last hour is kept as failed at once), and a failed send
    * repeated with its `Idempotency-Key` within the key's 24 hours finds the records of whom it
    * reached (with a shorter retention it may reach them again). Expiry follows the
    * store's clock (Redis `PEXPIRE`, a MongoDB TTL index, a lazy sweep in memory). Not positive and

@@ -39,6 +39,23 @@ async function attempt(
   }
 }
 
+/** The longest an attempt may come before its request's retention ends, as a share of it. */
+const retentionMarginShare = 0.1;
+/** ...and at most this long before (the due work may run late). */
+const longestRetentionMarginMs = 60 * 60_000;
+
+/**
+ * The latest time a next attempt of `request`'s callback may be scheduled for: some time before the
+ * request is deleted at the end of its retention, so that a failure is kept (and listed, and can be
+ * replayed) while the request is, whatever a receiver's `Retry-After` or a late replay asked.
+ */
+function lastAttemptBefore(context: CoreContext, request: InteractiveRequest): number {
+  const { retentionMs } = context;
+  if (request.finishedAt === null) return Number.POSITIVE_INFINITY;
+  const margin = Math.min(retentionMs * retentionMarginShare, longestRetentionMarginMs);
+  return request.finishedAt + retentionMs - margin;
+}
+
 /**
  * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
  * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
@@ -69,8 +86,14 @@ export async function deliverCallback(
     return { done: true };
   }
   const delay = nextRetryDelay(item.attempt, result.retryAfterMs, Math.random());
-  if (delay === null) {
-    logger.error('callback failed after every attempt; kept for replay', { ...fields, error: result.error });
+  const retryAt = delay === null ? null : clock.now() + delay;
+  if (retryAt === null || retryAt > lastAttemptBefore(context, request)) {
+    logger.error(
+      retryAt === null
+        ? 'callback failed after every attempt; kept for replay'
+        : 'callback failed: its next attempt would come after the request is deleted; kept for replay',
+      { ...fields, error: result.error },
+    );
     await context.storage.failedCallbacks.add({
       requestId: request.id,
       organizationId: request.organizationId,
@@ -82,7 +105,6 @@ export async function deliverCallback(
     });
     return { done: true };
   }
-  const retryAt = clock.now() + delay;
   logger.warn('callback attempt', {
     ...fields,
     error: result.error,

@@ -49,7 +49,11 @@ export interface CallbackSetup {
  * setup's virtual time, or on the given storage.
  */
 export async function callbackSetup(
-  options: HttpCallbacksOptions & { transport?: CallbackTransport; storage?: StoragePorts },
+  options: HttpCallbacksOptions & {
+    transport?: CallbackTransport;
+    storage?: StoragePorts;
+    retention?: number;
+  },
 ): Promise<CallbackSetup> {
   // Real time at the start: standardwebhooks' verify() compares webhook-timestamp with the wall clock.
   const clock = manualClock(Date.now());
@@ -59,6 +63,7 @@ export async function callbackSetup(
     clock,
     transports: [inboxTransport({ clock })],
     callbacks: options.transport ?? httpCallbacks(options),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
   });
   await notifier.seed(testSeed);
   return {
