@@ -72,7 +72,11 @@ export type {
 } from './ports/delivery-store.js';
 export type { ApiKeyFilter, DirectoryStore } from './ports/directory-store.js';
 export type { DueWorkStore } from './ports/due-work-store.js';
-export type { FailedCallback, FailedCallbackStore } from './ports/failed-callback-store.js';
+export type {
+  FailedCallback,
+  FailedCallbackStore,
+  FailedCallbackWriteOptions,
+} from './ports/failed-callback-store.js';
 export type {
   IdempotencyAcquisition,
   IdempotencyScope,

@@ -1617,6 +1617,35 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.failedCallbacks.list()).toEqual([again]);
       });
 
+      it('forgets a failure once its ttl has passed, and keeps one written without a ttl', async () => {
+        const expiring = failure({ failedAt: t0 });
+        const kept = failure({ failedAt: t0 + 1 });
+        const taken = failure({ failedAt: t0 + 2 });
+        await storage.failedCallbacks.add(expiring, { ttlMs: 200 });
+        await storage.failedCallbacks.add(kept);
+        await storage.failedCallbacks.add(taken, { ttlMs: 200 });
+        expect(await storage.failedCallbacks.list()).toEqual([expiring, kept, taken]);
+        expect(await storage.failedCallbacks.get(expiring.requestId)).toEqual(expiring);
+        await elapse(400);
+        expect(await storage.failedCallbacks.get(expiring.requestId)).toBeNull();
+        expect(await storage.failedCallbacks.take(taken.requestId)).toBeNull();
+        expect(await storage.failedCallbacks.list()).toEqual([kept]);
+        expect(await storage.failedCallbacks.list('org_1')).toEqual([kept]);
+      });
+
+      it('takes the expiry of the latest write of a failure', async () => {
+        const first = failure();
+        await storage.failedCallbacks.add(first, { ttlMs: 200 });
+        const again = { ...first, attempts: 16 };
+        await storage.failedCallbacks.add(again);
+        const other = failure();
+        await storage.failedCallbacks.add(other);
+        await storage.failedCallbacks.add({ ...other, attempts: 3 }, { ttlMs: 200 });
+        await elapse(400);
+        expect(await storage.failedCallbacks.list()).toEqual([again]);
+        expect(await storage.failedCallbacks.take(other.requestId)).toBeNull();
+      });
+
       it('hands a failure to exactly one taker', async () => {
         const f = failure();
         await storage.failedCallbacks.add(f);

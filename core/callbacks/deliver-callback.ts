@@ -4,6 +4,7 @@ import type { CallbackTarget, InteractiveRequest } from '../domain/interactive-r
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
 import { callbackBody, webhookId } from './callback-body.js';
+import { failureKept, lastAttemptBefore } from './request-retention.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
 /** A thrown value as text; some (an object without a prototype, a throwing `toString`) refuse `String()`. */
@@ -37,23 +38,6 @@ async function attempt(
   } catch (thrown) {
     return { outcome: 'failed', status: null, error: describeThrown(thrown), retryAfterMs: null };
   }
-}
-
-/** The longest an attempt may come before its request's retention ends, as a share of it. */
-const retentionMarginShare = 0.1;
-/** ...and at most this long before (the due work may run late). */
-const longestRetentionMarginMs = 60 * 60_000;
-
-/**
- * The latest time a next attempt of `request`'s callback may be scheduled for: some time before the
- * request is deleted at the end of its retention, so that a failure is kept (and listed, and can be
- * replayed) while the request is, whatever a receiver's `Retry-After` or a late replay asked.
- */
-function lastAttemptBefore(context: CoreContext, request: InteractiveRequest): number {
-  const { retentionMs } = context;
-  if (request.finishedAt === null) return Number.POSITIVE_INFINITY;
-  const margin = Math.min(retentionMs * retentionMarginShare, longestRetentionMarginMs);
-  return request.finishedAt + retentionMs - margin;
 }
 
 /**
@@ -94,15 +78,18 @@ export async function deliverCallback(
         : 'callback failed: its next attempt would come after the request is deleted; kept for replay',
       { ...fields, error: result.error },
     );
-    await context.storage.failedCallbacks.add({
-      requestId: request.id,
-      organizationId: request.organizationId,
-      url: request.callback.url,
-      attempts: item.attempt + 1,
-      lastStatus: result.status,
-      lastError: result.error,
-      failedAt: clock.now(),
-    });
+    await context.storage.failedCallbacks.add(
+      {
+        requestId: request.id,
+        organizationId: request.organizationId,
+        url: request.callback.url,
+        attempts: item.attempt + 1,
+        lastStatus: result.status,
+        lastError: result.error,
+        failedAt: clock.now(),
+      },
+      failureKept(context, request),
+    );
     return { done: true };
   }
   logger.warn('callback attempt', {

@@ -11,10 +11,19 @@ export interface FailedCallback {
   failedAt: number;
 }
 
-/** Callbacks that could not be delivered. */
+/** Options of {@link FailedCallbackStore.add}. */
+export interface FailedCallbackWriteOptions {
+  /**
+   * Forget the failure this many milliseconds after it is recorded (what is left of its request's
+   * retention); absent, it is kept until taken. A positive, finite number.
+   */
+  ttlMs?: number;
+}
+
+/** Callbacks that could not be delivered. A failure past its `ttlMs` is read as absent. */
 export interface FailedCallbackStore {
-  /** Records a failure, replacing an earlier one of the same request. */
-  add: (failure: FailedCallback) => Promise<void>;
+  /** Records a failure, replacing an earlier one of the same request (and its expiry). */
+  add: (failure: FailedCallback, options?: FailedCallbackWriteOptions) => Promise<void>;
   /** Failures, oldest first; of one organization when given. */
   list: (organizationId?: string) => Promise<FailedCallback[]>;
   /** The failure of a request, or null; it stays kept. */

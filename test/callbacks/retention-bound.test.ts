@@ -72,12 +72,17 @@ describe('a callback whose attempts would outlast its request', () => {
     expect(await setup.notifier.failedCallbacks.list()).toMatchObject([{ requestId, attempts: 3 }]);
   });
 
-  it('runs the whole schedule when the retention leaves room for it', async () => {
+  it('runs the whole schedule when the retention leaves room for it; the failure is kept as long as its request', async () => {
     const transport = failingTransport(null);
     setup = await callbackSetup({ transport, retention: 3 * day });
-    await finished();
+    const { requestId, finishedAt } = await finished();
     await runFor(2 * day);
     expect(transport.attempts).toHaveLength(8);
     expect(await setup.notifier.failedCallbacks.list()).toMatchObject([{ attempts: 8 }]);
+    setup.clock.advance(finishedAt + 3 * day - 1 - setup.clock.now());
+    expect(await setup.storage.failedCallbacks.get(requestId)).toMatchObject({ requestId });
+    setup.clock.advance(1);
+    // The store forgets it by itself, though nobody listed the failures since.
+    expect(await setup.storage.failedCallbacks.get(requestId)).toBeNull();
   });
 });

@@ -989,6 +989,38 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       expect(await transportState.set('inbox:msg:new', 'again')).toBe(2);
     }));
 
+  it('forgets expired failed callbacks when another is written, whether they were listed or not', () =>
+    withStorage(async ({ failedCallbacks }, keyPrefix) => {
+      const failure = (requestId: string) => ({
+        requestId,
+        organizationId: 'org_1',
+        url: 'https://hooks.example.test/done',
+        attempts: 8,
+        lastStatus: 500,
+        lastError: 'HTTP 500',
+        failedAt: t0,
+      });
+      for (let n = 0; n < 100; n += 1) await failedCallbacks.add(failure(`req_${n}`), { ttlMs: 50 });
+      await failedCallbacks.add(failure('req_kept'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const sizes = async () => [
+        await shared!.hLen(`${keyPrefix}failed-callbacks`),
+        await shared!.zCard(`${keyPrefix}failed-callback-order`),
+        await shared!.zCard(`${keyPrefix}failed-callback-expiry`),
+      ];
+      expect(await sizes()).toEqual([101, 101, 100]);
+      // Each write forgets up to 64 of them.
+      await failedCallbacks.add(failure('req_new'), { ttlMs: 60_000 });
+      expect(await sizes()).toEqual([38, 38, 37]);
+      await failedCallbacks.add(failure('req_newer'));
+      expect(await sizes()).toEqual([3, 3, 1]);
+      expect((await failedCallbacks.list()).map((kept) => kept.requestId)).toEqual([
+        'req_kept',
+        'req_new',
+        'req_newer',
+      ]);
+    }));
+
   it('keeps transport state under the key prefix, with expiry left to Redis', () =>
     withStorage(async ({ transportState }, keyPrefix) => {
       await transportState.set('inbox:msg:1', 'v', { ttlMs: 60_000 });

@@ -13,6 +13,7 @@ export type { MemoryAdmissionStoreOptions } from './memory-admission-store.js';
 export type { MemoryDeliveryStore, MemoryDeliveryStoreOptions } from './memory-delivery-store.js';
 export type { MemoryDirectoryStore } from './memory-directory-store.js';
 export type { MemoryDueWorkStore } from './memory-due-work-store.js';
+export type { MemoryFailedCallbackStoreOptions } from './memory-failed-callback-store.js';
 export type { MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './memory-rate-limit-store.js';
 export type { MemoryRequestStore, MemoryRequestStoreOptions } from './memory-request-store.js';
@@ -32,8 +33,8 @@ export {
 /** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
   /**
-   * Decides rate-limit refills and the expiry of idempotency records, transport state and finished
-   * sends. Defaults to the wall clock.
+   * Decides rate-limit refills and the expiry of idempotency records, transport state, finished
+   * sends and failed callbacks. Defaults to the wall clock.
    */
   clock?: Clock;
 }
@@ -63,6 +64,6 @@ export function memoryStorage(options: MemoryStorageOptions = {}): StoragePorts 
     admission: memoryAdmissionStore({ directory, rateLimits, idempotency, requests }),
     dueWork,
     transportState: memoryTransportStateStore({ clock }),
-    failedCallbacks: memoryFailedCallbackStore(),
+    failedCallbacks: memoryFailedCallbackStore({ clock }),
   };
 }

@@ -150,6 +150,8 @@ export interface FailedCallbackDocument extends Omit<FailedCallback, 'requestId'
   _id: string;
   /** Order of the latest `add`, which breaks ties between equal failure times. */
   seq: ObjectId;
+  /** When the failure is forgotten (the TTL index), absent when it is kept until taken. */
+  expiresAt?: Date;
 }
 
 /** Every collection of the adapter. */

@@ -46,7 +46,10 @@ export async function ensureMongoIndexes(options: MongoStorageOptions): Promise<
       create(c.idempotency, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
       create(c.rateLimits, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
       create(c.transportState, [{ key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' }]),
-      create(c.failedCallbacks, [{ key: { failedAt: 1, seq: 1 }, name: 'failure_order' }]),
+      create(c.failedCallbacks, [
+        { key: { failedAt: 1, seq: 1 }, name: 'failure_order' },
+        { key: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'expiry' },
+      ]),
     ]);
   } catch (error) {
     throw toMongoStorageError(error);

@@ -1,25 +1,34 @@
 import type { FailedCallback, FailedCallbackStore } from '../../../core/adapter-kit.js';
-import { addFailureScript, listFailuresScript, takeFailureScript } from './lua/failed-callback-lua.js';
+import {
+  addFailureScript,
+  getFailureScript,
+  listFailuresScript,
+  takeFailureScript,
+} from './lua/failed-callback-lua.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisRunner } from './redis-runner.js';
 import { asArray, asOptionalString, parseJson } from './replies.js';
+import { encodeTtl } from './ttl-argument.js';
 
 /**
- * Failed callbacks in a hash by request id, ordered by a sorted set of failure sequence numbers.
- * Listing one organization filters the whole list: failures are few and read by operators only.
+ * Failed callbacks in a hash by request id, ordered by a sorted set of failure sequence numbers, and
+ * expiring by a sorted set of expiry times (the server's clock): each write forgets some expired
+ * failures, and each listing all of them. Listing one organization filters the whole list: failures
+ * are few and read by operators only.
  */
 export function redisFailedCallbackStore(redis: RedisRunner, keys: RedisKeys): FailedCallbackStore {
-  const both = [keys.failedCallbacks, keys.failedCallbackOrder];
+  const { failedCallbacks, failedCallbackOrder, failedCallbackExpiry } = keys;
+  const all = [failedCallbacks, failedCallbackOrder, failedCallbackExpiry];
   return {
-    async add(failure) {
+    async add(failure, options) {
       await redis.evalScript(
         addFailureScript,
-        [...both, keys.sequence],
-        [failure.requestId, JSON.stringify(failure)],
+        [failedCallbacks, failedCallbackOrder, keys.sequence, failedCallbackExpiry],
+        [failure.requestId, JSON.stringify(failure), encodeTtl(options)],
       );
     },
     async list(organizationId) {
-      const failures = asArray(await redis.evalScript(listFailuresScript, both, [])).map((json) =>
+      const failures = asArray(await redis.evalScript(listFailuresScript, all, [])).map((json) =>
         parseJson<FailedCallback>(json),
       );
       return organizationId === undefined
@@ -27,12 +36,14 @@ export function redisFailedCallbackStore(redis: RedisRunner, keys: RedisKeys): F
         : failures.filter((failure) => failure.organizationId === organizationId);
     },
     async get(requestId) {
-      const json = asOptionalString(await redis.command(['HGET', keys.failedCallbacks, requestId]));
+      const json = asOptionalString(
+        await redis.evalScript(getFailureScript, [failedCallbacks, failedCallbackExpiry], [requestId]),
+      );
       return json === null ? null : parseJson<FailedCallback>(json);
     },
     async take(requestId) {
-      const json = asOptionalString(await redis.evalScript(takeFailureScript, both, [requestId]));
-      return json === null ? null : (JSON.parse(json) as FailedCallback);
+      const json = asOptionalString(await redis.evalScript(takeFailureScript, all, [requestId]));
+      return json === null ? null : parseJson<FailedCallback>(json);
     },
   } satisfies FailedCallbackStore;
 }

@@ -87,6 +87,8 @@ export interface RedisKeys {
   failedCallbacks: string;
   /** Sorted set of request ids by the sequence of their latest failure. */
   failedCallbackOrder: string;
+  /** Sorted set of the request ids of failures that expire, by when (server-clock milliseconds). */
+  failedCallbackExpiry: string;
 }
 
 /** The keys of one deployment (or one test) under `prefix`. */
@@ -124,5 +126,6 @@ export function redisKeys(prefix: string): RedisKeys {
     transportList: (key) => `${base('transport-list')}${key}`,
     failedCallbacks: `${prefix}failed-callbacks`,
     failedCallbackOrder: `${prefix}failed-callback-order`,
+    failedCallbackExpiry: `${prefix}failed-callback-expiry`,
   };
 }

@@ -1,0 +1,31 @@
+import type { CoreContext } from '../context.js';
+import type { InteractiveRequest } from '../domain/interactive-request.js';
+import type { FailedCallbackWriteOptions } from '../ports/failed-callback-store.js';
+
+/** The longest an attempt may come before its request's retention ends, as a share of it... */
+const retentionMarginShare = 0.1;
+/** ...and at most this long before (the due work may run late). */
+const longestRetentionMarginMs = 60 * 60_000;
+
+/** When a finished request is deleted, at the end of its retention (never, for one not finished). */
+const deletedAt = (context: CoreContext, request: InteractiveRequest): number =>
+  request.finishedAt === null ? Number.POSITIVE_INFINITY : request.finishedAt + context.retentionMs;
+
+/**
+ * The latest time a next attempt of `request`'s callback may be scheduled for: some time before the
+ * request is deleted at the end of its retention, so that a failure is kept (and listed, and can be
+ * replayed) while the request is, whatever a receiver's `Retry-After` or a late replay asked.
+ */
+export function lastAttemptBefore(context: CoreContext, request: InteractiveRequest): number {
+  const margin = Math.min(context.retentionMs * retentionMarginShare, longestRetentionMarginMs);
+  return deletedAt(context, request) - margin;
+}
+
+/**
+ * How long the failure of `request`'s callback is kept: as long as the request (a failure outliving
+ * it has nothing left to send), and at least a moment.
+ */
+export function failureKept(context: CoreContext, request: InteractiveRequest): FailedCallbackWriteOptions {
+  const left = deletedAt(context, request) - context.clock.now();
+  return Number.isFinite(left) ? { ttlMs: Math.max(1, left) } : {};
+}
