@@ -22,6 +22,7 @@ export type {
 export { timeoutEnd } from './domain/interactive-request.js';
 export type { ButtonView, MessageView } from './domain/message-view.js';
 export { isNotifyError, NotifyError } from './errors.js';
+export { attemptNetwork } from './http/client-address.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { createHttpHandler } from './http/handler.js';
 export { isJsonMediaType } from './http/json-media-type.js';

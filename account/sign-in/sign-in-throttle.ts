@@ -1,4 +1,9 @@
-import { type BucketState, refill, type TransportStateStore } from '../../core/adapter-kit.js';
+import {
+  attemptNetwork,
+  type BucketState,
+  refill,
+  type TransportStateStore,
+} from '../../core/adapter-kit.js';
 import type { Clock, RateLimit } from '../../core/index.js';
 
 /** How many failed sign-ins are allowed in a row, and how fast the allowance comes back. */
@@ -8,7 +13,7 @@ export interface SignInLimits {
    * account before has a bucket of its own at this rate.
    */
   perAccount: RateLimit;
-  /** Per client address, across accounts. */
+  /** Per client address (per /64 for IPv6), across accounts. */
   perAddress: RateLimit;
 }
 
@@ -75,7 +80,7 @@ export function signInThrottle(
   return {
     async reserve(account, address, device) {
       const accountKey = device === undefined ? `signin-account:${account}` : `signin-device:${device}`;
-      const addressKey = `signin-address:${address}`;
+      const addressKey = `signin-address:${attemptNetwork(address)}`;
       const byAccount = await change(accountKey, limits.perAccount, -1);
       if (!byAccount.done) return refused(byAccount);
       const byAddress = await change(addressKey, limits.perAddress, -1);

@@ -57,6 +57,33 @@ const normalize = (text: string): string => {
   return spelling;
 };
 
+/** Bits of an IPv6 client address that name its network: a /64 is what one subscriber is given. */
+const subscriberPrefixBits = 64;
+
+/** The networks of the IPv6 client addresses seen lately, bounded as {@link normalized} is. */
+const networks = new Map<string, string>();
+
+/**
+ * The network a client's failed attempts (API keys, passwords) count against: an IPv4 address
+ * itself, and an IPv6 address's /64 (`2001:db8:1:2::/64`), since whoever holds one address of a /64
+ * usually holds all of them and could spread guesses over as many addresses as it likes. Anything
+ * that is no address (the library's own callers) as it is.
+ */
+export function attemptNetwork(clientAddress: string): string {
+  // Every admission names its bucket: IPv4 callers, the most, pay nothing more.
+  if (!clientAddress.includes(':')) return clientAddress;
+  const known = networks.get(clientAddress);
+  if (known !== undefined) return known;
+  const address = parseAddress(clientAddress);
+  const network =
+    address instanceof ipaddr.IPv6
+      ? `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${subscriberPrefixBits}`).toRFC5952String()}/${subscriberPrefixBits}`
+      : clientAddress;
+  if (networks.size >= maxNormalized) networks.clear();
+  networks.set(clientAddress, network);
+  return network;
+}
+
 const invalid = (entry: unknown): RangeError =>
   new RangeError(
     `trustProxy: ${JSON.stringify(entry)} is neither a hop count (a whole number >= 0) nor a list of IP addresses and CIDR ranges`,

@@ -1,6 +1,7 @@
 import type { CoreContext } from '../context.js';
 import type { Principal, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
+import { attemptNetwork } from '../http/client-address.js';
 import type { Admission, AdmissionRequest } from '../ports/admission-store.js';
 import type { IdempotencyAcquisition } from '../ports/idempotency-store.js';
 import type { BucketSpec } from '../ports/rate-limit-store.js';
@@ -11,7 +12,7 @@ import { digestApiKey } from '../security/api-key-format.js';
 const touchIntervalMs = 60_000;
 
 const failedAuthBucket = (context: CoreContext, clientAddress: string): BucketSpec => ({
-  key: `auth-failures:${clientAddress}`,
+  key: `auth-failures:${attemptNetwork(clientAddress)}`,
   capacity: context.rateLimits.failedAuthentication.burst,
   refillPerSecond: context.rateLimits.failedAuthentication.perSecond,
 });

@@ -155,6 +155,17 @@ describe.each(hostKinds)('the client address of failed authentications (%s)', (k
     expectError(await guess('203.0.113.2, 10.9.9.9'), 401);
   });
 
+  it('counts the failures of every IPv6 address of a /64 together, and those of another /64 apart', async () => {
+    await start(1);
+    expectError(await guess('2001:db8:1:2::1'), 401);
+    expectError(await guess('2001:db8:1:2:ffff:ffff:ffff:ffff'), 401);
+    expectBlocked(await guess('2001:DB8:1:2:0:0:0:7'));
+    expectError(await guess('2001:db8:1:3::1'), 401);
+    // An IPv4-mapped address is the IPv4 address it carries, alone.
+    expectError(await guess('::ffff:203.0.113.7'), 401);
+    expectError(await guess('203.0.113.8'), 401);
+  });
+
   it('with a list that does not hold the socket address, ignores X-Forwarded-For', async () => {
     await start(['10.0.0.0/8', '::1']);
     expectError(await guess('203.0.113.1'), 401);

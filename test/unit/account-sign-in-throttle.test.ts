@@ -66,6 +66,22 @@ describe('the sign-in slow-down', () => {
     expect((await signIn.signIn('dave@acme.test', 'dave-password', '203.0.113.9')).outcome).toBe('signed-in');
   });
 
+  it('slows the whole /64 of an IPv6 address that guesses, not the /64 beside it', async () => {
+    const { signIn } = await setUp();
+    const names = ['alice', 'alice', 'bob', 'bob', 'carol', 'carol'];
+    for (const [index, name] of names.entries()) {
+      expect((await signIn.signIn(`${name}@acme.test`, 'guess', `2001:db8:7:1::${index + 1}`)).outcome).toBe(
+        'refused',
+      );
+    }
+    expect((await signIn.signIn('dave@acme.test', 'dave-password', '2001:db8:7:1:abcd::9')).outcome).toBe(
+      'throttled',
+    );
+    expect((await signIn.signIn('dave@acme.test', 'dave-password', '2001:db8:7:2::1')).outcome).toBe(
+      'signed-in',
+    );
+  });
+
   it('does not count successful sign-ins', async () => {
     const { signIn } = await setUp();
     for (let attempt = 0; attempt < 10; attempt++) {
