@@ -5,7 +5,19 @@ import { NotifyError } from '../errors.js';
 import { emailAddress } from '../schemas/email-address.js';
 import { storeApiKey } from './api-keys.js';
 
-const seedKeySchema = z.strictObject({ label: z.string().min(1), key: z.string().min(16) });
+/**
+ * A key as a caller can send it in `X-API-Key`: printable ASCII, since a header carries bytes read as
+ * Latin-1 (the key is digested as UTF-8), and nothing to trim at either end, since HTTP drops it.
+ */
+const sendableKey = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+const seedKeySchema = z.strictObject({
+  label: z.string().min(1),
+  key: z
+    .string()
+    .min(16)
+    .regex(sendableKey, 'must be printable ASCII, without spaces at either end, to be sent in X-API-Key'),
+});
 const seedUserSchema = z.strictObject({
   email: emailAddress(),
   name: z.string().min(1),

@@ -81,6 +81,22 @@ describe('a seed that names something twice', () => {
     expect(await storage.directory.listUsers()).toEqual([]);
   });
 
+  it.each([
+    ['a space at its end', 'cnk_trailing_space_000001 '],
+    ['a tab at its start', '\tcnk_leading_tab_0000001'],
+    ['a character beyond ASCII', 'cnk_euro_€_000000000000001'],
+    ['a control character', 'cnk_control_\u0001_0000000001'],
+  ])('refuses a key with %s, which no request could send, and loads nothing', async (_what, key) => {
+    const storage = memoryStorage();
+    const notifier = createNotifier({ storage, transports: [] });
+    await expect(
+      notifier.seed({ organizations: [organization('o1', [user('a@o1.test', key)])] }),
+    ).rejects.toThrow(
+      'must be printable ASCII, without spaces at either end, to be sent in X-API-Key\n  → at organizations[0].users[0].apiKeys[0].key',
+    );
+    expect(await storage.directory.listUsers()).toEqual([]);
+  });
+
   it('allows one address in two organizations', async () => {
     const notifier = createNotifier({ storage: memoryStorage(), transports: [] });
     await notifier.seed({
