@@ -97,7 +97,7 @@ export function apiRoutes(context: CoreContext): Route[] {
     {
       method: 'GET',
       path: '/openapi.json',
-      handle: async () => jsonTextResponse(200, openApiJson()),
+      handle: async (request) => jsonTextResponse(200, openApiJson(request.mountPath)),
     },
   ];
 }

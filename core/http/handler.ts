@@ -39,6 +39,11 @@ export interface IncomingHttpRequest {
    * as `trustProxy` says.
    */
   clientAddress: string;
+  /**
+   * Where the handler is mounted, without a trailing `/` (`/notifications`; Express's `req.baseUrl`);
+   * empty or absent at the root. The OpenAPI document names it as its server.
+   */
+  mountPath?: string;
 }
 
 /**
@@ -104,6 +109,7 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
               : await readBody(incoming.body, headers['content-length']).then(() => noBody),
         clientAddress: clientAddressOf(incoming.clientAddress, headers['x-forwarded-for']),
       };
+      if (incoming.mountPath) request.mountPath = incoming.mountPath;
       const proto = headers['x-forwarded-proto'];
       if (proto !== undefined) {
         const forwardedProto = forwardedProtoOf(incoming.clientAddress, headers['x-forwarded-for'], proto);

@@ -141,13 +141,23 @@ export function openApiDocument(): JsonSchema {
   return cached;
 }
 
-let documentJson: string | undefined;
+/** The documents served, by mount path: few (the mounts of one application), so at most this many kept. */
+const servedJson = new Map<string, string>();
+const maxServed = 16;
 
 /**
- * The document as JSON, made at its first read and kept: `/openapi.json` needs no key, and a flood
- * of reads must not build a 6 KB document for each.
+ * The document as served under `mountPath` (`/notifications`, or '' at the root), whose `servers`
+ * names that path so that a tool reading it calls the API where it is mounted. Made at its first
+ * read and kept: `/openapi.json` needs no key, and a flood of reads must not build a 6 KB document
+ * for each.
  */
-export function openApiJson(): string {
-  documentJson ??= JSON.stringify(openApiDocument());
-  return documentJson;
+export function openApiJson(mountPath = ''): string {
+  const kept = servedJson.get(mountPath);
+  if (kept !== undefined) return kept;
+  const json = JSON.stringify({
+    ...openApiDocument(),
+    servers: [{ url: mountPath === '' ? '/' : mountPath }],
+  });
+  if (servedJson.size < maxServed) servedJson.set(mountPath, json);
+  return json;
 }

@@ -21,6 +21,8 @@ export interface HttpRequest {
    * entry, or when the peer of the connection is no trusted proxy: what a client claims itself.
    */
   forwardedProto?: string;
+  /** Where the handler is mounted (`/notifications`), as the host says; absent at the root. */
+  mountPath?: string;
 }
 
 /** An answer of the framework-neutral handler. */

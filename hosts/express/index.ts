@@ -34,6 +34,7 @@ export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
         body: req,
         bodyConsumed: req.body !== undefined || req.readableEnded,
         clientAddress: req.socket.remoteAddress ?? '',
+        mountPath: req.baseUrl,
       })
       .then((response) => (response ? send(res, response) : next()), next);
   };

@@ -38,6 +38,7 @@ export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOption
       body: ctx.req,
       bodyConsumed: (ctx.request as { body?: unknown }).body !== undefined || ctx.req.readableEnded,
       clientAddress: ctx.req.socket.remoteAddress ?? '',
+      mountPath: prefix,
     });
     if (!response) return next();
     ctx.status = response.status;

@@ -65,6 +65,21 @@ describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
       expect((await call(`${host.baseUrl}/openapi.json`)).status).toBe(200);
       expect((await call(`${host.baseUrl}/inbox/api/messages?email=bob%40acme.test`)).json).toEqual([]);
     });
+
+    it('names its mount as the server of the OpenAPI document, so that a tool calls the API there', async () => {
+      host = await startTestHost(kind, { mount: '/deep/er/notify' });
+      const doc = expectOk<{ servers: { url: string }[] }>(await call(`${host.baseUrl}/openapi.json`));
+      expect(doc.servers).toEqual([{ url: '/deep/er/notify' }]);
+      const documentUrl = `${host.baseUrl}/openapi.json`;
+      const sendUrl = new URL(`${doc.servers[0]?.url}/api/notify`, documentUrl).toString();
+      expect(sendUrl).toBe(`${host.origin}/deep/er/notify/api/notify`);
+      const answer = await call(sendUrl, {
+        method: 'POST',
+        headers: { 'x-api-key': host.keys.alice, 'content-type': 'application/json' },
+        body: JSON.stringify(plainBody()),
+      });
+      expect(answer.status).toBe(200);
+    });
   });
 
   describe('an application of its own', () => {

@@ -41,6 +41,10 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
     expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/);
   });
 
+  it("names the harness's mount as its server", () => {
+    expect(doc.servers).toEqual([{ url: new URL(host.baseUrl).pathname }]);
+  });
+
   it('describes both endpoints with their methods', () => {
     const paths = doc.paths as Json;
     expect(Object.keys(paths)).toEqual(
