@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResponse } from '../../core/adapter-kit.js';
-import { answerParserErrors } from './parser-errors.js';
+import { answerParserErrors, serialize } from './parser-errors.js';
 import { writeAnswer } from './write-answer.js';
 
 /**
@@ -48,6 +48,16 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   // Idempotency-Key past them would go unnoticed. The 16 KiB limit on the headers still bounds them.
   server.maxHeadersCount = 0;
   answerParserErrors(server);
+  // Node hands a CONNECT to this event alone, and closes the connection unanswered without a listener.
+  server.on('connect', (_request, socket: Socket) => {
+    socket.end(
+      serialize(
+        errorResponse(405, 'Method CONNECT is not allowed here: this service is not a proxy', {
+          allow: 'GET, HEAD, POST',
+        }),
+      ),
+    );
+  });
   // An `Expect` other than 100-continue: Node's own 417 has an empty body.
   server.on('checkExpectation', (request, response: ServerResponse) => {
     response.setHeader('connection', 'close');

@@ -8,6 +8,7 @@ const lingerMs = 5_000;
 
 const reasons: Record<number, string> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',
   431: 'Request Header Fields Too Large',
@@ -33,7 +34,8 @@ export function parserErrorResponse(
   }
 }
 
-function serialize(response: HttpResponse): string {
+/** An answer written on the raw socket, which closes after it. */
+export function serialize(response: HttpResponse): string {
   const headers = {
     ...response.headers,
     'content-length': String(Buffer.byteLength(response.body)),

@@ -154,6 +154,15 @@ describe('errors of the HTTP parser, in the error shape', () => {
     expect(head.endsWith('\r\n\r\n')).toBe(true);
   });
 
+  it('answers CONNECT with 405 in the error shape, where Node would close the connection unanswered', async () => {
+    for (const target of ['127.0.0.1:443', '/api/notify']) {
+      const answer = await raw([`CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`]);
+      expectErrorShape(answer, 405, /^Method CONNECT is not allowed here: this service is not a proxy$/);
+      expect(answer.headers.allow).toBe('GET, HEAD, POST');
+    }
+    expect((await fetch(`${host.base}/healthz`)).status).toBe(200);
+  });
+
   it('serves a target in absolute form by its path, /healthz included', async () => {
     const health = await raw(['GET http://x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     expect(health.status).toBe(200);
