@@ -21,7 +21,8 @@ function checked(
 /**
  * The options of `createClient` as it uses them, refused at creation when they could not work: a
  * base URL that is no absolute `http:` or `https:` URL (it would fail every call as a network
- * error), an API key that is no string, retry numbers that are not finite.
+ * error), an API key that is no string or could not be sent in a header, retry numbers that are not
+ * finite.
  */
 export function clientSettings(options: ClientOptions): { baseUrl: string; policy: RetryPolicy } {
   const { baseUrl, apiKey, retry } = options;
@@ -38,6 +39,11 @@ export function clientSettings(options: ClientOptions): { baseUrl: string; polic
   }
   if (typeof apiKey !== 'string' || apiKey === '') {
     throw new TypeError('createClient: apiKey must be a non-empty string');
+  }
+  // What `fetch` refuses in a header (beyond Latin-1, a line break) would fail every call as if the
+  // network were down, and what it trims would be another key: no key the service issues has either.
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(apiKey)) {
+    throw new TypeError('createClient: apiKey must be printable ASCII, without spaces at either end');
   }
   return {
     baseUrl: baseUrl.replace(/\/+$/, ''),

@@ -66,6 +66,12 @@ function errorFromAnswer(response: Response, text: string): NotifyClientError {
 }
 
 /**
+ * The service's rule for an `Idempotency-Key`. Checked here too: a key `fetch` cannot send (beyond
+ * Latin-1, a line break) would otherwise fail as if the network were down, and be tried again.
+ */
+const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
+
+/**
  * A client of the service's HTTP API. Only `fetch` and `node:crypto` are used at run time.
  * @throws TypeError or RangeError when an option could not work (a `baseUrl` that is no absolute URL).
  *
@@ -140,6 +146,14 @@ export function createClient(options: ClientOptions): NotifyClient {
     request: NotifyRequestInput,
     sendOptions: SendOptions = {},
   ): Promise<NotificationSent | RequestCreated> {
+    const { idempotencyKey } = sendOptions;
+    if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+      return Promise.reject(
+        new TypeError(
+          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E)',
+        ),
+      );
+    }
     return call({
       method: 'POST',
       path: '/api/notify',
@@ -147,7 +161,7 @@ export function createClient(options: ClientOptions): NotifyClient {
         accept: 'application/json',
         'content-type': 'application/json',
         'x-api-key': options.apiKey,
-        'idempotency-key': sendOptions.idempotencyKey ?? randomUUID(),
+        'idempotency-key': idempotencyKey ?? randomUUID(),
       },
       body: JSON.stringify(request),
       signal: sendOptions.signal,

@@ -60,7 +60,10 @@ export interface ClientOptions {
 
 /** Options of `send`. */
 export interface SendOptions {
-  /** `Idempotency-Key` of this logical send (default: a random UUID); every retry reuses it. */
+  /**
+   * `Idempotency-Key` of this logical send (default: a random UUID); every retry reuses it. 1 to 255
+   * printable ASCII characters: `send` rejects with a `TypeError` at once for anything else.
+   */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }

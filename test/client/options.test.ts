@@ -20,6 +20,40 @@ describe('createClient refuses options that could not work, at creation', () => 
   });
 
   it.each([
+    ['a character beyond Latin-1', 'cnk_“quoted”'],
+    ['a line break', 'cnk_a\nb'],
+    ['a space at its end', 'cnk_x '],
+    ['a character beyond ASCII', 'cnk_clé'],
+  ])('an API key that no header could carry as it is: %s', (_what, apiKey) => {
+    expect(() => createClient({ baseUrl: 'https://notify.example.com', apiKey })).toThrow(
+      'createClient: apiKey must be printable ASCII, without spaces at either end',
+    );
+  });
+
+  it.each(['ключ', 'a\nb', '', 'x'.repeat(256)])(
+    'an idempotency key the service would refuse (%j), at once and without a call',
+    async (idempotencyKey) => {
+      let calls = 0;
+      const client = createClient({
+        baseUrl: 'https://notify.example.com',
+        apiKey: 'cnk_x',
+        fetch: async () => {
+          calls += 1;
+          return new Response('{}');
+        },
+      });
+      await expect(
+        client.send({ user_emails: ['bob@acme.test'], message: 'Hi' }, { idempotencyKey }),
+      ).rejects.toThrow(
+        new TypeError(
+          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E)',
+        ),
+      );
+      expect(calls).toBe(0);
+    },
+  );
+
+  it.each([
     [{ maxAttempts: Number.NaN }],
     [{ maxAttempts: 0 }],
     [{ maxAttempts: Number.POSITIVE_INFINITY }],
