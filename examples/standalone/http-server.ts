@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResponse } from '../../core/adapter-kit.js';
-import { answerParserErrors, serialize } from './parser-errors.js';
+import { answerParserErrors, lingerMs, serialize } from './parser-errors.js';
 import { writeAnswer } from './write-answer.js';
 
 /**
@@ -48,8 +48,15 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   // Idempotency-Key past them would go unnoticed. The 16 KiB limit on the headers still bounds them.
   server.maxHeadersCount = 0;
   answerParserErrors(server);
-  // Node hands a CONNECT to this event alone, and closes the connection unanswered without a listener.
+  // Node hands a CONNECT to this event alone, and closes the connection unanswered without a
+  // listener. The socket is then ours: Node's error listener, timeouts and connection list let go of
+  // it, so it is answered, read to its end, destroyed after a while, and destroyed by a drain.
+  const tunnels = new Set<Socket>();
   server.on('connect', (_request, socket: Socket) => {
+    tunnels.add(socket);
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => tunnels.delete(socket));
+    socket.resume();
     socket.end(
       serialize(
         errorResponse(405, 'Method CONNECT is not allowed here: this service is not a proxy', {
@@ -57,6 +64,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
         }),
       ),
     );
+    setTimeout(() => socket.destroy(), lingerMs).unref();
   });
   // An `Expect` other than 100-continue: Node's own 417 has an empty body.
   server.on('checkExpectation', (request, response: ServerResponse) => {
@@ -70,7 +78,9 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   // Once the last answer is out, nothing a connection may still send is waited for: an idle
   // connection, or one that sent part of a request, would otherwise hold the stop to its timeout.
   const closeWhenDone = () => {
-    if (draining && inFlight.size === 0) server.closeAllConnections();
+    if (!draining || inFlight.size > 0) return;
+    server.closeAllConnections();
+    for (const socket of tunnels) socket.destroy();
   };
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket;

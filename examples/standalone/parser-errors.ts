@@ -3,8 +3,8 @@ import type { Socket } from 'node:net';
 import { errorResponse } from '../../core/adapter-kit.js';
 import type { HttpResponse } from '../../core/index.js';
 
-/** How long a connection answered this way may linger for the client to read the answer. */
-const lingerMs = 5_000;
+/** How long a connection answered on its raw socket may linger for the client to read the answer. */
+export const lingerMs = 5_000;
 
 const reasons: Record<number, string> = {
   400: 'Bad Request',
