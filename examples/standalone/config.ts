@@ -20,6 +20,12 @@ const longestTimerMs = 2_147_483_647;
 const blankAsUnset = (value: unknown): unknown => (value === '' ? undefined : value);
 
 /**
+ * A URL the service calls: `http:` or `https:` only, so that `localhost:3000/api/` (the scheme left
+ * off, read as a scheme `localhost:`) is refused at the start rather than failing every call.
+ */
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http: or https: URL' });
+
+/**
  * A number written in decimal digits, with a fraction when `fraction`: `0x1E` or `3e1` would be a
  * value the operator did not write, as for {@link port}.
  */
@@ -117,12 +123,12 @@ const environmentSchema = z
       .transform((value) => value === '1' || value === 'true'),
     NOTIFY_TRUST_PROXY: trustProxy,
     SLACK_SIGNING_SECRET: z.preprocess(blankAsUnset, z.string().optional()),
-    SLACK_API_URL: z.preprocess(blankAsUnset, z.url().optional()),
+    SLACK_API_URL: z.preprocess(blankAsUnset, httpUrl.optional()),
     TEAMS_APP_ID: z.preprocess(blankAsUnset, z.string().optional()),
     TEAMS_APP_PASSWORD: z.preprocess(blankAsUnset, z.string().optional()),
     TEAMS_TENANT_ID: z.preprocess(blankAsUnset, z.string().optional()),
-    TEAMS_AUTHORITY: z.preprocess(blankAsUnset, z.url().optional()),
-    TEAMS_TOKEN_ENDPOINT: z.preprocess(blankAsUnset, z.url().optional()),
+    TEAMS_AUTHORITY: z.preprocess(blankAsUnset, httpUrl.optional()),
+    TEAMS_TOKEN_ENDPOINT: z.preprocess(blankAsUnset, httpUrl.optional()),
     NOTIFY_INBOX: z
       .enum(['0', '1', 'true', 'false', ''])
       .optional()

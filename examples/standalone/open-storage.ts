@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Logger, StoragePorts } from '../../core/index.js';
 import { describeError, StorageSettingError } from './storage-wait.js';
@@ -39,6 +40,23 @@ function connectionError(error: unknown, target: string): unknown {
     : error;
 }
 
+/** How long a stop waits for Redis to answer QUIT before it drops the connection. */
+const quitTimeoutMs = 2_000;
+
+/**
+ * Makes a driver's client for `url`: what it throws there is a URL it cannot read (a `%` that is no
+ * escape, an option it does not know), which waiting does not change.
+ */
+function settingOf<T>(url: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new StorageSettingError(
+      `NOTIFY_STORAGE is no URL the driver reads: ${describeError(error)}; got ${redactUrl(url)}`,
+    );
+  }
+}
+
 // Drivers load only when selected, so a memory-only start needs neither.
 async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {
   const { createClient } = await driver('redis', () => import('redis'));
@@ -47,14 +65,16 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
   // try. Once connected, it reconnects by itself, and commands fail at once while disconnected
   // (503 to callers) instead of queueing until a timeout.
   let connected = false;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      reconnectStrategy: (retries) => connected && Math.min(100 * 2 ** retries, 2_000),
-      connectTimeout: 5_000,
-    },
-  });
+  const client = settingOf(url, () =>
+    createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: {
+        reconnectStrategy: (retries) => connected && Math.min(100 * 2 ** retries, 2_000),
+        connectTimeout: 5_000,
+      },
+    }),
+  );
   let down = false;
   client.on('error', (error: unknown) => {
     if (!connected || down) return;
@@ -75,7 +95,17 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
   return {
     storage: redisStorage({ client, keyPrefix }),
     close: async () => {
-      await client.quit().catch(() => client.destroy());
+      // QUIT waits for the server's answer: while the client reconnects it would never come.
+      if (!client.isReady) {
+        client.destroy();
+        return;
+      }
+      const quit = client.quit().then(
+        () => true,
+        () => false,
+      );
+      const answered = await Promise.race([quit, delay(quitTimeoutMs).then(() => false)]);
+      if (!answered) client.destroy();
     },
   };
 }
@@ -83,7 +113,7 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
 async function openMongo(url: string): Promise<OpenedStorage> {
   const { MongoClient } = await driver('mongodb', () => import('mongodb'));
   const { ensureMongoIndexes, mongoStorage } = await import('../../adapters/storage/mongo/index.js');
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
+  const client = settingOf(url, () => new MongoClient(url, { serverSelectionTimeoutMS: 2_000 }));
   try {
     await client.connect();
     const db = client.db();
@@ -107,8 +137,18 @@ export function checkStorageSetting(setting: string): void {
       `NOTIFY_STORAGE must be "memory", a redis:// URL or a mongodb:// URL; got ${redactUrl(setting)}`,
     );
   }
-  // The MongoDB driver parses its own URLs (several hosts, a `+srv` name), and says what it refuses.
-  if (!redis) return;
+  // The MongoDB driver parses its own URLs (several hosts, a `+srv` name), and says what it refuses,
+  // but for a password with an `@` left unencoded (it reads what follows the first `@` as the host)
+  // or an `@` and a `/` (what follows the `/` as the database): a second `@` says so.
+  if (!redis) {
+    const beforeQuery = setting.split('?', 1)[0] ?? '';
+    if (beforeQuery.split('@').length > 2) {
+      throw new Error(
+        `NOTIFY_STORAGE: a password with @, / or : must be percent-encoded (%40, %2F, %3A); got ${redactUrl(setting)}`,
+      );
+    }
+    return;
+  }
   let url: URL;
   try {
     url = new URL(setting);
@@ -117,7 +157,7 @@ export function checkStorageSetting(setting: string): void {
       `NOTIFY_STORAGE is no valid URL (a password with @, / or : must be percent-encoded); got ${redactUrl(setting)}`,
     );
   }
-  if (!/^\/?\d*$/.test(url.pathname)) {
+  if (!/^\/?\d{0,9}$/.test(url.pathname)) {
     throw new Error(
       `NOTIFY_STORAGE: the path of a redis:// URL is a database number (redis://host:6379/2); got ${redactUrl(setting)}`,
     );

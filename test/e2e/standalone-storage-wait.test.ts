@@ -126,6 +126,25 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       // A password with an unencoded / reads as a host and a path.
       ['redis://:p@ss/word@127.0.0.1:6379', /the path of a redis:\/\/ URL is a database number/],
       ['redis://127.0.0.1:abc', /NOTIFY_STORAGE is no valid URL/],
+      [
+        `redis://:s3cret-pass%zz@127.0.0.1:${port}`,
+        /NOTIFY_STORAGE is no URL the driver reads: .*URI malformed/,
+      ],
+      [
+        `redis://127.0.0.1:${port}/10000000000000000000000`,
+        /the path of a redis:\/\/ URL is a database number/,
+      ],
+      // The MongoDB driver reads what follows the first @ as the host.
+      [
+        'mongodb://app:s3cret-pass@word@127.0.0.1:27017/x',
+        /a password with @, \/ or : must be percent-encoded/,
+      ],
+      ['mongodb://app:p@ss/word@127.0.0.1:27017/x', /a password with @, \/ or : must be percent-encoded/],
+      [
+        'mongodb://app:s3cret-pass/x@127.0.0.1:27017/x',
+        /no URL the driver reads: Password contains unescaped/,
+      ],
+      ['mongodb://127.0.0.1:27017/x?foo=bar', /no URL the driver reads: option foo is not supported/],
     ] as const) {
       const started = Date.now();
       const run = await runToExit({ NOTIFY_STORAGE: storage });
@@ -133,6 +152,21 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       expectStoppedAtOnce(run, said, storage);
       expect(JSON.stringify(run.lines), storage).not.toMatch(/s3cret-pass|ss\/word/);
     }
+  }, 120_000);
+
+  it('stops at once, with exit code 0, on SIGTERM while Redis is down after the start', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    await redis.start();
+    const host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url });
+    hosts.push(host);
+    await redis.stop();
+    await host.next((line) => line.message === 'redis connection lost; reconnecting');
+    const started = Date.now();
+    expect(await host.stop()).toBe(0);
+    // Where QUIT waited for a server that was not there, until the shutdown timeout (25 s).
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(host.lines.map((line) => line.message)).toContain('stopped');
   }, 60_000);
 
   it('names HOST and PORT when it cannot listen there', async () => {

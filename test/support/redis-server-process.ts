@@ -74,7 +74,8 @@ export async function redisServerProcess(): Promise<RedisServerProcess> {
       child?.kill('SIGCONT');
     },
     async stop() {
-      if (!child || child.exitCode !== null) return;
+      // A server killed before has a signal code, and no exit code: it exits no more.
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;

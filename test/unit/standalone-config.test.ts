@@ -64,6 +64,21 @@ describe('a variable set to nothing', () => {
   });
 });
 
+describe('the URLs the service calls', () => {
+  it.each(['SLACK_API_URL', 'TEAMS_AUTHORITY', 'TEAMS_TOKEN_ENDPOINT'] as const)(
+    '%s takes http: and https: URLs, and refuses anything else, the scheme left off included',
+    (name) => {
+      expect(readConfig({ [name]: 'http://127.0.0.1:3000/api/' })[name]).toBe('http://127.0.0.1:3000/api/');
+      expect(readConfig({ [name]: 'https://slack.com/api/' })[name]).toBe('https://slack.com/api/');
+      for (const value of ['localhost:3000/api/', 'ftp://example.com/', 'not a url']) {
+        expect(() => readConfig({ [name]: value }), value).toThrow(
+          new RegExp(`must be an absolute http: or https: URL[\\s\\S]*${name}`),
+        );
+      }
+    },
+  );
+});
+
 describe('NOTIFY_SHUTDOWN_TIMEOUT_MS', () => {
   it('waits 25 s by default: longer than a callback attempt a stop lets finish (15 s, and 5 s of DNS)', () => {
     expect(readConfig({}).NOTIFY_SHUTDOWN_TIMEOUT_MS).toBe(25_000);
