@@ -141,23 +141,16 @@ export function openApiDocument(): JsonSchema {
   return cached;
 }
 
-/** The documents served, by mount path: few (the mounts of one application), so at most this many kept. */
-const servedJson = new Map<string, string>();
-const maxServed = 16;
+let documentJson: string | undefined;
 
 /**
  * The document as served under `mountPath` (`/notifications`, or '' at the root), whose `servers`
- * names that path so that a tool reading it calls the API where it is mounted. Made at its first
- * read and kept: `/openapi.json` needs no key, and a flood of reads must not build a 6 KB document
- * for each.
+ * names that path so that a tool reading it calls the API where it is mounted. The rest is made at
+ * the first read and kept (`/openapi.json` needs no key, and a flood of reads must not build a 6 KB
+ * document for each); the server is added to it as text, since a mount path may come in any case.
  */
 export function openApiJson(mountPath = ''): string {
-  const kept = servedJson.get(mountPath);
-  if (kept !== undefined) return kept;
-  const json = JSON.stringify({
-    ...openApiDocument(),
-    servers: [{ url: mountPath === '' ? '/' : mountPath }],
-  });
-  if (servedJson.size < maxServed) servedJson.set(mountPath, json);
-  return json;
+  documentJson ??= JSON.stringify(openApiDocument());
+  const servers = JSON.stringify([{ url: mountPath === '' ? '/' : mountPath }]);
+  return `${documentJson.slice(0, -1)},"servers":${servers}}`;
 }

@@ -70,10 +70,9 @@ export function mongoFailedCallbackStore({
     },
 
     async take(requestId) {
-      const document = await failedCallbacks.findOneAndDelete({ _id: requestId });
-      return document === null || (document.expiresAt !== undefined && document.expiresAt <= new Date())
-        ? null
-        : toFailure(document);
+      // An expired failure is left to the TTL index: judged by the server's clock, as reads are.
+      const document = await failedCallbacks.findOneAndDelete({ _id: requestId, ...notExpired });
+      return document === null ? null : toFailure(document);
     },
   } satisfies FailedCallbackStore);
 }
