@@ -182,11 +182,14 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     }
   }
 
-  /** Runs `commands` once the commands of the request's earlier events have run. */
+  /**
+   * Runs `commands` once the commands of the request's earlier events have run, whether they
+   * succeeded or not (their dispatchers, who await them, learn how they ended).
+   */
   const afterEarlier = (requestId: string, commands: () => Promise<void>): Promise<void> => {
     const earlier = commandTails.get(requestId);
-    const mine = earlier === undefined ? commands() : earlier.then(commands);
-    commandTails.set(requestId, mine.then(ignore, ignore));
+    const mine = earlier === undefined ? commands() : earlier.then(commands, commands);
+    commandTails.set(requestId, mine);
     return mine;
   };
 
