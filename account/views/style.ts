@@ -70,6 +70,7 @@ td > code:first-child { white-space: nowrap; }
 .muted { color: var(--muted); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 13px; background: var(--code); }
 .badge.revoked { background: var(--danger-soft); color: var(--danger); }
+p, dialog { overflow-wrap: anywhere; }
 .notice { padding: 10px 14px; border-radius: 8px; margin: 12px 0; }
 .notice.ok { background: var(--ok-soft); color: var(--ok); }
 .notice.error { background: var(--danger-soft); color: var(--danger); }

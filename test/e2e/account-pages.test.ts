@@ -333,11 +333,26 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
     await dialog.waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-key-value');
+    // The label wraps inside the dialog: none of it is cut off.
+    const fits = (node: Element) => node.scrollWidth <= node.clientWidth;
+    expect(await dialog.evaluate(fits)).toBe(true);
     await shoot(page, 'account-phone-new-key');
     await page.keyboard.press('Escape');
     await page.getByRole('row').filter({ hasText: label }).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phoneWidth);
     await shoot(page, 'account-phone');
+    // The question before a revocation shows the whole label, and so does the notice after it.
+    await page.getByRole('button', { name: `Revoke ${label}` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
+    await confirm.waitFor();
+    expect(await confirm.evaluate(fits)).toBe(true);
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('status').filter({ hasText: label }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phoneWidth);
+    await page.getByLabel('Label').fill(label);
+    await page.getByLabel('Label').press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
     // The organization's keys and their record show the label too, with its owner beside it.
     await page.goto(`${service.base}/admin/keys`);
     await page.getByRole('row').filter({ hasText: label }).first().waitFor();
