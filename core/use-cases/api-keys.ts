@@ -1,7 +1,11 @@
 import type { CoreContext } from '../context.js';
 import type { ApiKeyRecord, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
+import { boundedText, isBlank } from '../schemas/text-rules.js';
 import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key-format.js';
+
+/** A key's label, once trimmed. */
+const labelRule = boundedText(1, 100);
 
 /**
  * The signed-in user of the embedding application, on whose behalf keys are managed. The
@@ -83,8 +87,11 @@ export async function createApiKey(
   label: string,
 ): Promise<CreatedApiKey> {
   const trimmed = label.trim();
-  if (trimmed.length === 0 || trimmed.length > 100) {
-    throw new NotifyError('invalid_request', 'label: must be 1 to 100 characters');
+  // Counted as every text of the API is: in characters (code points), each a whole one.
+  const checked = labelRule.safeParse(trimmed);
+  if (!checked.success || isBlank(trimmed)) {
+    const rule = checked.success ? 'must be 1 to 100 characters' : checked.error.issues[0]?.message;
+    throw new NotifyError('invalid_request', `label: ${rule}`);
   }
   const owner = await actorUser(context, actor);
   const plaintext = generateApiKey();

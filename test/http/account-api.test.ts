@@ -366,6 +366,23 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
       'label: must be 1 to 100 characters',
     );
     expectError(
+      await post(app, alice, '/account/api/keys', { label: '\u200b\u2060' }),
+      400,
+      'label: must be 1 to 100 characters',
+    );
+    expectError(
+      await post(app, alice, '/account/api/keys', { label: '🔑'.repeat(101) }),
+      400,
+      'label: must be 1 to 100 characters',
+    );
+    expectError(
+      await post(app, alice, '/account/api/keys', { label: 'key \udc00' }),
+      400,
+      'label: must be Unicode text: it holds half of a surrogate pair (e.g. "\\udc00") without the other',
+    );
+    // A hundred characters, however many UTF-16 units they take.
+    expect((await post(app, alice, '/account/api/keys', { label: '🔑'.repeat(100) })).status).toBe(201);
+    expectError(
       await post(app, alice, '/account/api/keys', { label: 'x', owner: 'bob' }),
       400,
       'owner: is not a known field',
