@@ -75,16 +75,15 @@ export function anchorOf(request: HttpRequest): string | undefined {
 }
 
 /**
- * The CSRF anchor of the browser, and the header that gives it one when it has none yet (on pages and
- * the session endpoint, so that their forms can post).
+ * The CSRF anchor of the browser, and the header that gives it one when it has none yet, or keeps
+ * the one it has for another 400 days (on pages and the session endpoint, so that their forms can
+ * post): a browser in use stays the one its account knows, however long ago it first came.
  */
 export function csrfAnchor(
   context: PagesContext,
   request: HttpRequest,
 ): { anchor: string; headers: Record<string, string> } {
-  const existing = anchorOf(request);
-  if (existing !== undefined) return { anchor: existing, headers: {} };
-  const anchor = randomBase62(32);
+  const anchor = anchorOf(request) ?? randomBase62(32);
   const cookie = serializeCookie(anchorCookie, anchor, {
     maxAgeSeconds: anchorMaxAgeSeconds,
     secure: secureCookies(context, request),
@@ -124,8 +123,8 @@ export interface PageSpec {
 }
 
 /**
- * A whole HTML page with the security headers, and the CSRF anchor cookie when the browser has none
- * yet. Pages are never cached: they hold tokens, and once a new key.
+ * A whole HTML page with the security headers, and the CSRF anchor cookie (given, or renewed). Pages
+ * are never cached: they hold tokens, and once a new key.
  */
 export async function pageResponse(
   context: PagesContext,

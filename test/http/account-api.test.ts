@@ -315,6 +315,15 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
     );
     expect(page.text).toContain(`<script nonce="${nonce}">`);
     expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    // A browser that has one keeps it, for another 400 days from each page: it stays the browser
+    // its account knows, however long ago it first came.
+    const anchor = /^chat_notify_csrf=([A-Za-z0-9]{32});/.exec(page.headers.get('set-cookie') ?? '')?.[1];
+    const again = await call(`${app.pagesUrl}/account`, {
+      headers: { cookie: `${appUserCookie}=alice%40acme.test; chat_notify_csrf=${anchor}` },
+    });
+    expect(again.headers.get('set-cookie')).toBe(
+      `chat_notify_csrf=${anchor}; Path=/; HttpOnly; SameSite=Lax; Max-Age=34560000`,
+    );
     // A client that claims https itself, with no proxy trusted, gets no Secure cookie.
     const claimed = await call(`${app.pagesUrl}/account`, {
       headers: { cookie: `${appUserCookie}=alice%40acme.test`, 'x-forwarded-proto': 'https' },
