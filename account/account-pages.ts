@@ -1,4 +1,4 @@
-import { createHttpHandler, type TransportStateStore } from '../core/adapter-kit.js';
+import { checkNumberOption, createHttpHandler, type TransportStateStore } from '../core/adapter-kit.js';
 import {
   type Clock,
   type HttpHandler,
@@ -75,13 +75,17 @@ export interface AccountPages {
  * key of their organization, with the JSON API behind them (README.md#account-pages). Every creation
  * and revocation is recorded with who, when, which key and from which address.
  *
- * @throws TypeError without `resolveUser` and without `signIn`; RangeError for an invalid `trustProxy`.
+ * @throws TypeError without `resolveUser` and without `signIn`; RangeError for an invalid `trustProxy`,
+ * `auditRetentionMs` (not a positive, finite number) or `auditLimit` (not a whole number, 1 or more).
  */
 export function accountPages(options: AccountPagesOptions): AccountPages {
   const resolveUser = options.resolveUser ?? options.signIn?.resolveUser;
   if (resolveUser === undefined) {
     throw new TypeError('accountPages needs resolveUser (your sign-in) or signIn (the library’s)');
   }
+  // Checked here: a bad value would fail each audit write later, only logged, or every admin read.
+  checkNumberOption('accountPages', 'auditRetentionMs', options.auditRetentionMs, 'positive lifetime');
+  checkNumberOption('accountPages', 'auditLimit', options.auditLimit, 'positive count');
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
