@@ -39,6 +39,9 @@ function click(state: InteractiveRequest, event: Extract<RequestEvent, { type: '
   if (!recipient) return unchanged(state, 'not-found');
   if (!state.options.some((o) => o.value === event.value)) return unchanged(state, 'unknown-option');
   if (state.mode === 'onUserAction' && recipient.value !== null) return unchanged(state, 'final');
+  // `onTimeout`: the last click counts. One made before the stored answer, whose write lost a race
+  // to it (another instance), changes nothing: it was taken, and then replaced.
+  if (recipient.respondedAt !== null && event.at < recipient.respondedAt) return unchanged(state, 'accepted');
 
   const recipients = state.recipients.with(index, {
     email: recipient.email,

@@ -353,6 +353,39 @@ describe('request machine', () => {
     expect(stored?.recipients[2]?.value).toBe(winner?.request?.recipients[2]?.value);
   });
 
+  it('onTimeout: a click made before the stored answer, whose write lost to it on another machine, does not replace it', async () => {
+    const { storage, machine } = await setup([{ mode: 'onTimeout' }]);
+    // This machine reads the request, then waits before its write: the other one writes meanwhile.
+    const gate = deferred();
+    let held = false;
+    const slow = track(
+      createRequestMachine({
+        requests: {
+          ...storage.requests,
+          getRequest: (requestId) => storage.requests.getRequest(requestId),
+          async updateRequest(...args) {
+            if (!held) {
+              held = true;
+              await gate.promise;
+            }
+            return storage.requests.updateRequest(...args);
+          },
+        },
+        dueWork: storage.dueWork,
+        logger: silentLogger,
+        runCommands: async () => {},
+      }),
+    );
+    const earlier = slow.dispatch(click(id(1), key(1), 'yes', t0 + 1));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await machine.dispatch(click(id(1), key(1), 'no', t0 + 2))).outcome).toBe('accepted');
+    gate.resolve();
+    expect((await earlier).outcome).toBe('accepted');
+    const stored = await storage.requests.getRequest(id(1));
+    expect(stored?.recipients[0]).toMatchObject({ value: 'no', respondedAt: t0 + 2 });
+    expect(stored?.version).toBe(1);
+  });
+
   it('runs the commands after the write: the runner sees the stored state', async () => {
     const { storage, machine, ran } = await setup([{ mode: 'onUserAction', recipientCount: 2 }]);
     await machine.dispatch(click(id(1), key(1), 'yes', t0 + 10));

@@ -333,6 +333,16 @@ const rows: Row[] = [
     commands: [update(alice)],
   },
   {
+    name: 'onTimeout: a click made before the stored answer, written after it (another instance), changes nothing',
+    state: onTimeout([answered('approve', t2), open, open]),
+    event: click(alice, 'reject', t1),
+    outcome: 'accepted',
+    answers: [answered('approve', t2), open, open],
+    status: 'pending',
+    finishedAt: null,
+    commands: [],
+  },
+  {
     name: 'onTimeout: everyone having answered does not finish the request',
     state: onTimeout([answered('approve', t1), answered('reject', t2), open]),
     event: click(carol, 'later', t3),
