@@ -22,14 +22,22 @@ const signingKey = 'id-signing-key';
 const idPattern = /^msg_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{22})$/;
 
 /**
+ * How long a key read from the store is used before it is read again: a store emptied under running
+ * instances (a flush, a restart without persistence) gets a new key from the first instance that
+ * needs one, and every instance takes it within this time, instead of signing with its own for good.
+ */
+const keyReadEveryMs = 60_000;
+
+/**
  * Ids of the form `msg_<copy>.<tag>`: the send id and recipient base64url-encoded, then 128 bits of
  * their HMAC-SHA-256 under a random key kept in the inbox's state. The tag makes an id proof that
  * the inbox delivered that copy: an id made up for someone a send did not reach names nothing,
  * without the inbox listing each send's recipients. The key is created by whichever instance needs
- * it first and read by the others.
+ * it first and read by the others, again every minute. `now` is a monotonic clock in ms.
  */
-export function copyIds(state: TransportStateStore): CopyIds {
+export function copyIds(state: TransportStateStore, now: () => number = () => performance.now()): CopyIds {
   let key: Promise<string> | undefined;
+  let readAt = 0;
 
   const load = async (): Promise<string> => {
     for (;;) {
@@ -40,6 +48,8 @@ export function copyIds(state: TransportStateStore): CopyIds {
     }
   };
   const secret = (): Promise<string> => {
+    if (key !== undefined && now() - readAt >= keyReadEveryMs) key = undefined;
+    if (key === undefined) readAt = now();
     key ??= load().catch((error: unknown) => {
       // An unreachable store must not leave every later id failing: the next call tries again.
       key = undefined;
