@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Logger, StoragePorts } from '../../core/index.js';
 import { describeError, StorageSettingError } from './storage-wait.js';
@@ -39,9 +38,6 @@ function connectionError(error: unknown, target: string): unknown {
     ? new StorageSettingError(`storage ${target} refused the setting: ${reason}`)
     : error;
 }
-
-/** How long a stop waits for Redis to answer QUIT before it drops the connection. */
-const quitTimeoutMs = 2_000;
 
 /**
  * Makes a driver's client for `url`: what it throws there is a URL it cannot read (a `%` that is no
@@ -95,17 +91,9 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
   return {
     storage: redisStorage({ client, keyPrefix }),
     close: async () => {
-      // QUIT waits for the server's answer: while the client reconnects it would never come.
-      if (!client.isReady) {
-        client.destroy();
-        return;
-      }
-      const quit = client.quit().then(
-        () => true,
-        () => false,
-      );
-      const answered = await Promise.race([quit, delay(quitTimeoutMs).then(() => false)]);
-      if (!answered) client.destroy();
+      // By the time the storage is released every command was answered or given up on: QUIT (or a
+      // close that waits for replies) would only wait for a server that may not answer at all.
+      if (client.isOpen) client.destroy();
     },
   };
 }
