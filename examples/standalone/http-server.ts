@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorResponse } from '../../core/adapter-kit.js';
-import { answerParserErrors, lingerMs, serialize } from './parser-errors.js';
+import { answerParserErrors } from './parser-errors.js';
 import { writeAnswer } from './write-answer.js';
 
 /**
@@ -47,25 +47,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   // Every header line is seen: Node keeps the first 2,000 by default, and a repeated X-API-Key or
   // Idempotency-Key past them would go unnoticed. The 16 KiB limit on the headers still bounds them.
   server.maxHeadersCount = 0;
-  answerParserErrors(server);
-  // Node hands a CONNECT to this event alone, and closes the connection unanswered without a
-  // listener. The socket is then ours: Node's error listener, timeouts and connection list let go of
-  // it, so it is answered, read to its end, destroyed after a while, and destroyed by a drain.
-  const tunnels = new Set<Socket>();
-  server.on('connect', (_request, socket: Socket) => {
-    tunnels.add(socket);
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => tunnels.delete(socket));
-    socket.resume();
-    socket.end(
-      serialize(
-        errorResponse(405, 'Method CONNECT is not allowed here: this service is not a proxy', {
-          allow: 'GET, HEAD, POST',
-        }),
-      ),
-    );
-    setTimeout(() => socket.destroy(), lingerMs).unref();
-  });
+  const rawAnswers = answerParserErrors(server);
   // An `Expect` other than 100-continue: Node's own 417 has an empty body.
   server.on('checkExpectation', (request, response: ServerResponse) => {
     response.setHeader('connection', 'close');
@@ -80,7 +62,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   const closeWhenDone = () => {
     if (!draining || inFlight.size > 0) return;
     server.closeAllConnections();
-    for (const socket of tunnels) socket.destroy();
+    rawAnswers.closeTunnels();
   };
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket;

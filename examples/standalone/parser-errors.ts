@@ -4,7 +4,7 @@ import { errorResponse } from '../../core/adapter-kit.js';
 import type { HttpResponse } from '../../core/index.js';
 
 /** How long a connection answered on its raw socket may linger for the client to read the answer. */
-export const lingerMs = 5_000;
+const lingerMs = 5_000;
 
 const reasons: Record<number, string> = {
   400: 'Bad Request',
@@ -35,7 +35,7 @@ export function parserErrorResponse(
 }
 
 /** An answer written on the raw socket, which closes after it. */
-export function serialize(response: HttpResponse): string {
+function serialize(response: HttpResponse): string {
   const headers = {
     ...response.headers,
     'content-length': String(Buffer.byteLength(response.body)),
@@ -45,11 +45,22 @@ export function serialize(response: HttpResponse): string {
   return `HTTP/1.1 ${response.status} ${reasons[response.status] ?? 'Error'}\r\n${lines.join('\r\n')}\r\n\r\n${response.body}`;
 }
 
+/** What {@link answerParserErrors} leaves to a drain. */
+export interface RawAnswers {
+  /** Destroys the connections of the CONNECT requests answered, which no longer are the server's. */
+  closeTunnels(): void;
+}
+
+const connectRefusal = errorResponse(405, 'Method CONNECT is not allowed here: this service is not a proxy', {
+  allow: 'GET, HEAD, POST',
+});
+
 /**
  * Answers the HTTP parser's own errors (431, 400 for a malformed request, 408 for a request too
- * slow) in the error shape instead of Node's empty bodies, then closes the connection.
+ * slow) in the error shape instead of Node's empty bodies, then closes the connection; and a CONNECT,
+ * which Node hands to the `connect` event alone and without a listener closes unanswered, with 405.
  */
-export function answerParserErrors(server: Server): void {
+export function answerParserErrors(server: Server): RawAnswers {
   // The answer goes on the raw socket, which is only right once the socket's current response is
   // complete: before, the bytes would come ahead of it or corrupt what the client is reading.
   const current = new WeakMap<Socket, ServerResponse>();
@@ -90,4 +101,31 @@ export function answerParserErrors(server: Server): void {
       });
     }
   });
+
+  // A CONNECT's socket is then ours: Node's error listener, timeouts and connection list let go of
+  // it, so it is answered (after the answer of a request before it on the connection), read to its
+  // end, destroyed after a while, and destroyed by a drain.
+  const tunnels = new Set<Socket>();
+  server.on('connect', (_request, socket: Socket) => {
+    tunnels.add(socket);
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => tunnels.delete(socket));
+    socket.resume();
+    const answer = () => {
+      socket.end(serialize(connectRefusal));
+      setTimeout(() => socket.destroy(), lingerMs).unref();
+    };
+    const pending = current.get(socket);
+    if (pending === undefined || pending.writableFinished) answer();
+    else
+      pending.once('close', () => {
+        if (pending.writableFinished && socket.writable) answer();
+        else socket.destroy();
+      });
+  });
+  return {
+    closeTunnels() {
+      for (const socket of tunnels) socket.destroy();
+    },
+  };
 }

@@ -163,6 +163,17 @@ describe('errors of the HTTP parser, in the error shape', () => {
     expect((await fetch(`${host.base}/healthz`)).status).toBe(200);
   });
 
+  it('answers a request before a CONNECT on its connection first, then refuses the CONNECT', async () => {
+    const body = JSON.stringify({ user_emails: ['bob@acme.test'], message: 'Before the tunnel' });
+    const send = `POST /api/notify HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key()}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const received = await rawText([`${send}CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n`]);
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    // The send's own answer (200, or 429 once this file's other requests spent the key's burst).
+    expect(statuses).toHaveLength(2);
+    expect([200, 429]).toContain(statuses[0]);
+    expect(statuses[1]).toBe(405);
+  });
+
   it('serves a target in absolute form by its path, /healthz included', async () => {
     const health = await raw(['GET http://x/healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
     expect(health.status).toBe(200);
