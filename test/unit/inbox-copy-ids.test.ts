@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyIds } from '../../adapters/chat/inbox/copy-ids.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import type { TransportStateStore } from '../../core/ports/transport-state-store.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
 
 const copy = { sendId: 'req_000000000000000000000001', recipient: 'bob@acme.test' };
@@ -12,7 +13,10 @@ describe('inbox message ids', () => {
     const id = await one.idOf(copy);
     expect(await two.idOf(copy)).toBe(id);
     expect(await two.copyOf(id)).toEqual(copy);
-    expect(await two.copyOf(id.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A')))).toBeNull();
+    // Another tag: its first character changed (the last one holds bits the tag does not use).
+    const tag = id.lastIndexOf('.') + 1;
+    const other = `${id.slice(0, tag)}${id[tag] === 'A' ? 'B' : 'A'}${id.slice(tag + 1)}`;
+    expect(await two.copyOf(other)).toBeNull();
   });
 
   it('agree again within a minute once the store lost the key under running instances', async () => {
@@ -32,5 +36,23 @@ describe('inbox message ids', () => {
     now += 1;
     expect(await running.idOf(copy)).toBe(after);
     expect(await running.copyOf(after)).toEqual(copy);
+  });
+
+  it('keep the key in use when the store fails at the minute it is read again', async () => {
+    const state = scopedTransportState(memoryStorage().transportState, 'inbox');
+    let failing = false;
+    const flaky: TransportStateStore = {
+      ...state,
+      get: (key) => (failing ? Promise.reject(new Error('store down')) : state.get(key)),
+      compareAndSet: (...args) =>
+        failing ? Promise.reject(new Error('store down')) : state.compareAndSet(...args),
+    };
+    let now = 0;
+    const ids = copyIds(flaky, () => now);
+    const id = await ids.idOf(copy);
+    failing = true;
+    now += 60_000;
+    expect(await ids.idOf(copy)).toBe(id);
+    expect(await ids.copyOf(id)).toEqual(copy);
   });
 });

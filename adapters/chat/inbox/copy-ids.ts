@@ -47,15 +47,31 @@ export function copyIds(state: TransportStateStore, now: () => number = () => pe
       if (record !== null) return record.value;
     }
   };
-  const secret = (): Promise<string> => {
-    if (key !== undefined && now() - readAt >= keyReadEveryMs) key = undefined;
-    if (key === undefined) readAt = now();
-    key ??= load().catch((error: unknown) => {
-      // An unreachable store must not leave every later id failing: the next call tries again.
-      key = undefined;
+  /** The key the store holds now (made if it holds none); the one in use while the store fails. */
+  const reread = async (inUse: string): Promise<string> => {
+    try {
+      return (await state.get(signingKey))?.value ?? (await load());
+    } catch {
+      return inUse;
+    }
+  };
+  /** Keeps `reading` as the key; a failed read is forgotten, so that the next call tries again. */
+  const remember = (reading: Promise<string>): Promise<string> => {
+    const kept: Promise<string> = reading.catch((error: unknown) => {
+      if (key === kept) key = undefined;
       throw error;
     });
-    return key;
+    key = kept;
+    return kept;
+  };
+  const secret = (): Promise<string> => {
+    if (key === undefined) {
+      readAt = now();
+      return remember(load());
+    }
+    if (now() - readAt < keyReadEveryMs) return key;
+    readAt = now();
+    return remember(key.then(reread));
   };
   const tagOf = async (encoded: string): Promise<Buffer> =>
     createHmac('sha256', await secret())
