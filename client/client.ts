@@ -66,10 +66,11 @@ function errorFromAnswer(response: Response, text: string): NotifyClientError {
 }
 
 /**
- * The service's rule for an `Idempotency-Key`. Checked here too: a key `fetch` cannot send (beyond
- * Latin-1, a line break) would otherwise fail as if the network were down, and be tried again.
+ * The service's rule for an `Idempotency-Key`, less spaces at either end, which `fetch` would trim
+ * (making `"k "` the key `"k"`). Checked here: a key `fetch` cannot send (beyond Latin-1, a line
+ * break) would otherwise fail as if the network were down, and be tried again.
  */
-const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
+const idempotencyKeyPattern = /^[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?$/;
 
 /**
  * A client of the service's HTTP API. Only `fetch` and `node:crypto` are used at run time.

@@ -62,7 +62,8 @@ export interface ClientOptions {
 export interface SendOptions {
   /**
    * `Idempotency-Key` of this logical send (default: a random UUID); every retry reuses it. 1 to 255
-   * printable ASCII characters: `send` rejects with a `TypeError` at once for anything else.
+   * printable ASCII characters, no space at either end: `send` rejects with a `TypeError` at once
+   * for anything else.
    */
   idempotencyKey?: string;
   signal?: AbortSignal;

@@ -77,7 +77,7 @@ and messages they send name you as the sender. A key is shown only once, when it
     <div class="field">
       <div>
         <label for="key-label">Label</label>
-        <input id="key-label" name="label" type="text" required maxlength="100" autocomplete="off"
+        <input id="key-label" name="label" type="text" required autocomplete="off"
           placeholder="What uses it, e.g. deploy pipeline" value="${view.createError?.label ?? ''}">
       </div>
       <button type="submit">Generate key</button>

@@ -30,7 +30,7 @@ describe('createClient refuses options that could not work, at creation', () => 
     );
   });
 
-  it.each(['ключ', 'a\nb', '', 'x'.repeat(256)])(
+  it.each(['ключ', 'a\nb', '', 'x'.repeat(256), '   ', 'deploy-42 '])(
     'an idempotency key the service would refuse (%j), at once and without a call',
     async (idempotencyKey) => {
       let calls = 0;
