@@ -65,7 +65,7 @@ function parseDocument(source: string, counter: StepCounter): MarkdownDocument {
   while (index < lines.length) {
     const line = lines[index] ?? '';
     counter.steps += 1 + line.length;
-    if (line.startsWith(FENCE)) {
+    if (opensCodeBlock(line)) {
       endParagraph();
       const { block, next } = readCodeBlock(lines, index, counter);
       blocks.push(block);
@@ -99,6 +99,18 @@ function paragraphBlock(lines: string[], lineIndex: LineIndex): Block {
 }
 
 /**
+ * Whether a line opens a fenced block: it starts with a fence, and holds no other fence but one
+ * that ends it. A line such as ```` ```npm ci``` fails ```` is a code span and prose, as chat users
+ * write them, not a fence whose block would swallow the rest of the message.
+ */
+function opensCodeBlock(line: string): boolean {
+  if (!line.startsWith(FENCE)) return false;
+  const rest = line.slice(FENCE.length).trimEnd();
+  const inner = rest.indexOf(FENCE);
+  return inner === -1 || inner === rest.length - FENCE.length;
+}
+
+/**
  * Reads a fenced block starting at `start`. Besides the spec's form, a fence line that also ends with
  * a fence (```code```) is a one-line block, and text after the opening fence that cannot be a
  * language tag is kept as the first line: chat users write both, and dropping their text would lose it.
@@ -116,7 +128,10 @@ function readCodeBlock(lines: string[], start: number, counter: StepCounter): { 
     content.push(lines[index] ?? '');
     index += 1;
   }
-  // An unclosed fence runs to the end of the message; a closed one also consumes its closing line.
+  // An unclosed fence runs to the end of the message, and its word is no language tag then, since
+  // nothing closed what it would name (```deploy-failed alone shows its word); a closed one also
+  // consumes its closing line.
+  if (index >= lines.length && isLanguageTag(rest) && rest.trim() !== '') content.unshift(rest);
   return { block: { type: 'codeBlock', value: content.join('\n') }, next: index + 1 };
 }
 

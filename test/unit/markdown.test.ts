@@ -254,6 +254,29 @@ describe('parseMarkdown: blocks', () => {
     });
   });
 
+  it('reads code and prose on a line that starts with a fence as a code span and prose', () => {
+    expect(parseMarkdown('```npm ci``` fails on *main*\n- *api*')).toEqual({
+      blocks: [
+        {
+          type: 'paragraph',
+          children: [
+            { type: 'code', value: 'npm ci' },
+            text(' fails on '),
+            { type: 'bold', children: [text('main')] },
+          ],
+        },
+        { type: 'list', items: [[{ type: 'bold', children: [text('api')] }]] },
+      ],
+    });
+  });
+
+  it('keeps the word after an unclosed fence: nothing closed what a language tag would name', () => {
+    expect(parseMarkdown('```deploy-failed')).toEqual({
+      blocks: [{ type: 'codeBlock', value: 'deploy-failed' }],
+    });
+    expect(parseMarkdown('```js\nx\n```')).toEqual({ blocks: [{ type: 'codeBlock', value: 'x' }] });
+  });
+
   it('keeps text after the opening fence when it is not a language tag', () => {
     expect(parseMarkdown('```first line\nsecond\n```')).toEqual({
       blocks: [{ type: 'codeBlock', value: 'first line\nsecond' }],

@@ -54,6 +54,9 @@ describe('renderAdaptiveCardBody', () => {
     ['mailto link', '[mail](mailto:ops@example.com)', ['[mail](mailto:ops@example.com)']],
     ['link text is plain and escaped', '[*bold* x_y](https://x.test)', ['[bold x\\_y](https://x.test/)']],
     ['link inside bold', '*see [docs](https://x.test)*', ['**see [docs](https://x.test/)**']],
+    // `![text](url)` would be an image: the `!` is escaped.
+    ['link right after a !', 'Done![report](https://x.test/r)', ['Done\\![report](https://x.test/r)']],
+    ['a ! in code before a link stays', '`a!`[b](https://x.test)', ['`a!`[b](https://x.test/)']],
     ['javascript: link as plain text', '[click](javascript:alert(1))', ['click']],
     ['relative link as plain text', '[here](/relative)', ['here']],
     [

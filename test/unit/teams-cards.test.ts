@@ -222,6 +222,14 @@ describe('cardMessage', () => {
     const view = plainView('notif_0123456789abcdefABCDEF01', '😀'.repeat(300));
     expect([...cardMessage(view, adaptiveCard(view)).summary]).toHaveLength(200);
   });
+
+  it('cuts the preview of a message that shows no plain text at 200 code points, never inside a character', () => {
+    const message = `\`\`\`\n${'a'.repeat(195)}😀😀\n\`\`\``;
+    const view = plainView('notif_0123456789abcdefABCDEF01', message);
+    const { summary } = cardMessage({ ...view, document: { blocks: [] } }, adaptiveCard(view));
+    expect([...summary]).toHaveLength(200);
+    expect(summary).not.toMatch(/[\uD800-\uDFFF](?![\uDC00-\uDFFF])/u);
+  });
 });
 
 describe('invoke answers', () => {

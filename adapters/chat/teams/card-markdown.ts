@@ -213,7 +213,13 @@ interface LineState {
 }
 
 function renderInlines(inlines: readonly Inline[], state: LineState): string {
-  return inlines.map((inline) => renderInline(inline, state)).join('');
+  let out = '';
+  for (const inline of inlines) {
+    const rendered = renderInline(inline, state);
+    // `![` opens an image: a `!` ending the text right before a link is escaped, so the link stays one.
+    out = inline.type === 'link' && out.endsWith('!') ? `${out.slice(0, -1)}\\!${rendered}` : out + rendered;
+  }
+  return out;
 }
 
 function renderInline(inline: Inline, state: LineState): string {

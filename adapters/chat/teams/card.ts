@@ -97,7 +97,7 @@ export function cardMessage(view: MessageView, card: AdaptiveCard) {
     plain.length > summaryLength ? `${plain.slice(0, summaryLength - 1).join('')}…` : plain.join('');
   return {
     type: 'message',
-    summary: summary === '' ? withoutControls(view.text).slice(0, summaryLength) : summary,
+    summary: summary === '' ? [...withoutControls(view.text)].slice(0, summaryLength).join('') : summary,
     attachments: [{ contentType: adaptiveCardContentType, content: card }],
   };
 }
