@@ -57,7 +57,7 @@ function fillPart(
   const cuts: Cut[] = [];
   for (let index = start; index < pieces.length; index += 1) {
     const piece = pieces[index] as MrkdwnPiece;
-    const level = index > start ? cutLevel(pieces[index - 1] as MrkdwnPiece, piece) : null;
+    const level = index > start ? cutLevel(pieces[index - 1] as MrkdwnPiece, piece, open) : null;
     if (level !== null) cuts.push({ index, level, length, open });
     const after = applyMarks(open, piece);
     const grown = length + pieceText(piece).length;
@@ -71,12 +71,16 @@ function fillPart(
   return { cut: { index: pieces.length, level: 2, length, open }, next: pieces.length };
 }
 
-/** How good a part end between `before` and `piece` is, or null where a part must not end. */
-function cutLevel(before: MrkdwnPiece, piece: MrkdwnPiece): number | null {
+/**
+ * How good a part end between `before` and `piece` is, with `open` the marks open there, or null
+ * where a part must not end.
+ */
+function cutLevel(before: MrkdwnPiece, piece: MrkdwnPiece, open: readonly MrkdwnMark[]): number | null {
   if (piece.kind === 'break') return piece.level;
-  if (piece.kind === 'space') return 0;
   // Ending a part right after an opening mark or before a closing one would leave an empty span.
   if (before.kind === 'open' || piece.kind === 'close') return null;
+  // A space in inline code is part of the code: a cut there is a last resort, and keeps the space.
+  if (piece.kind === 'space') return open.some((mark) => mark.open === '`') ? -1 : 0;
   return -1;
 }
 

@@ -116,6 +116,17 @@ describe('splitMrkdwn', () => {
     for (const part of parts) expect(part).toMatch(/^(&amp;)+$/);
   });
 
+  it('ends a part before inline code rather than inside it, keeping its spaces', () => {
+    const parts = split(`${'word '.repeat(598)}\`code  with  spaces\``);
+    expect(parts).toEqual([`${'word '.repeat(598).trim()}`, '`code  with  spaces`']);
+  });
+
+  it('never ends a part right after the opening mark of inline code', () => {
+    const parts = split(`${'w'.repeat(2990)} \` leading space\``);
+    for (const part of parts) expect(part).not.toMatch(/``/);
+    expect(parts.at(-1)).toBe('` leading space`');
+  });
+
   it('never cuts inside a link', () => {
     const link = `[the docs](https://example.com/${'p'.repeat(60)})`;
     const source = `${'word '.repeat(15)}${link} ${'word '.repeat(15)}`;
