@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Logger, StoragePorts } from '../../core/index.js';
 import { describeError, StorageSettingError } from './storage-wait.js';
@@ -53,6 +54,9 @@ function settingOf<T>(url: string, make: () => T): T {
   }
 }
 
+/** How long a stop waits for replies Redis still owes before it drops the connection. */
+const closeWaitMs = 1_000;
+
 // Drivers load only when selected, so a memory-only start needs neither.
 async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {
   const { createClient } = await driver('redis', () => import('redis'));
@@ -91,9 +95,22 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
   return {
     storage: redisStorage({ client, keyPrefix }),
     close: async () => {
-      // By the time the storage is released every command was answered or given up on: QUIT (or a
-      // close that waits for replies) would only wait for a server that may not answer at all.
-      if (client.isOpen) client.destroy();
+      if (!client.isOpen) return;
+      // Replies still awaited (the record of a key's last use, written unawaited) are let in, for a
+      // moment only: a server that does not answer (down, frozen) is not waited for. No QUIT: it
+      // would wait for one, and marks the client closed before the server answers.
+      if (
+        client.isReady &&
+        (await Promise.race([client.close().then(() => true), delay(closeWaitMs, false, { ref: false })]))
+      ) {
+        return;
+      }
+      try {
+        client.destroy();
+      } catch {
+        // The close above let go of the client already: its awaited replies were rejected by this
+        // destroy, and the process exits with the socket.
+      }
     },
   };
 }

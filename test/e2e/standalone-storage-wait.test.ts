@@ -157,7 +157,14 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
   // A frozen server holds a command in flight (the due work's look at the store) until the storage
   // gives up on its reply, after 5 s: the stop waits for that, not for the shutdown timeout (25 s).
   it.each([
-    ['down', (redis: RedisServerProcess) => redis.stop(), 5_000],
+    [
+      'down',
+      async (redis: RedisServerProcess, host: StandaloneProcess) => {
+        await redis.stop();
+        await host.next((line) => line.message === 'redis connection lost; reconnecting');
+      },
+      5_000,
+    ],
     ['frozen, its connections open', async (redis: RedisServerProcess) => redis.freeze(), 10_000],
   ])(
     'stops with exit code 0 on SIGTERM while Redis is %s after the start',
@@ -167,7 +174,7 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       await redis.start();
       const host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url });
       hosts.push(host);
-      await fail(redis);
+      await fail(redis, host);
       const started = Date.now();
       expect(await host.stop()).toBe(0);
       // Where QUIT waited for a server that did not answer, until the shutdown timeout (25 s).
