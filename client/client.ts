@@ -151,7 +151,7 @@ export function createClient(options: ClientOptions): NotifyClient {
     if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
       return Promise.reject(
         new TypeError(
-          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E)',
+          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E), without spaces at either end',
         ),
       );
     }

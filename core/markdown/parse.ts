@@ -106,9 +106,12 @@ function paragraphBlock(lines: string[], lineIndex: LineIndex): Block {
 function opensCodeBlock(line: string): boolean {
   if (!line.startsWith(FENCE)) return false;
   const rest = line.slice(FENCE.length).trimEnd();
-  const inner = rest.indexOf(FENCE);
-  return inner === -1 || inner === rest.length - FENCE.length;
+  const inner = INNER_FENCE.exec(rest);
+  return inner === null || inner.index + inner[0].length === rest.length;
 }
+
+/** A run of three backticks or more, as a whole. */
+const INNER_FENCE = /`{3,}/;
 
 /**
  * Reads a fenced block starting at `start`. Besides the spec's form, a fence line that also ends with
@@ -131,7 +134,7 @@ function readCodeBlock(lines: string[], start: number, counter: StepCounter): { 
   // An unclosed fence runs to the end of the message, and its word is no language tag then, since
   // nothing closed what it would name (```deploy-failed alone shows its word); a closed one also
   // consumes its closing line.
-  if (index >= lines.length && isLanguageTag(rest) && rest.trim() !== '') content.unshift(rest);
+  if (index >= lines.length && isLanguageTag(rest) && /[^`]/.test(rest.trim())) content.unshift(rest);
   return { block: { type: 'codeBlock', value: content.join('\n') }, next: index + 1 };
 }
 

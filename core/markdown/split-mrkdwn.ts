@@ -79,8 +79,8 @@ function cutLevel(before: MrkdwnPiece, piece: MrkdwnPiece, open: readonly Mrkdwn
   if (piece.kind === 'break') return piece.level;
   // Ending a part right after an opening mark or before a closing one would leave an empty span.
   if (before.kind === 'open' || piece.kind === 'close') return null;
-  // A space in inline code is part of the code: a cut there is a last resort, and keeps the space.
-  if (piece.kind === 'space') return open.some((mark) => mark.open === '`') ? -1 : 0;
+  // A space in code is part of the code: a cut there is a last resort, and keeps the space.
+  if (piece.kind === 'space') return open.some((mark) => mark.open.startsWith('`')) ? -1 : 0;
   return -1;
 }
 

@@ -31,7 +31,7 @@ describe('createClient refuses options that could not work, at creation', () => 
   });
 
   it.each(['ключ', 'a\nb', '', 'x'.repeat(256), '   ', 'deploy-42 '])(
-    'an idempotency key the service would refuse (%j), at once and without a call',
+    'an idempotency key the service would refuse, or fetch would trim (%j), at once and without a call',
     async (idempotencyKey) => {
       let calls = 0;
       const client = createClient({
@@ -46,7 +46,7 @@ describe('createClient refuses options that could not work, at creation', () => 
         client.send({ user_emails: ['bob@acme.test'], message: 'Hi' }, { idempotencyKey }),
       ).rejects.toThrow(
         new TypeError(
-          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E)',
+          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E), without spaces at either end',
         ),
       );
       expect(calls).toBe(0);

@@ -270,6 +270,13 @@ describe('parseMarkdown: blocks', () => {
     });
   });
 
+  it('reads a fence line that ends with a longer run of backticks as a one-line block, as before', () => {
+    expect(parseMarkdown('```a````')).toEqual({ blocks: [{ type: 'codeBlock', value: 'a`' }] });
+    expect(parseMarkdown('````\ncode\n````')).toEqual({
+      blocks: [{ type: 'codeBlock', value: 'code\n````' }],
+    });
+  });
+
   it('keeps the word after an unclosed fence: nothing closed what a language tag would name', () => {
     expect(parseMarkdown('```deploy-failed')).toEqual({
       blocks: [{ type: 'codeBlock', value: 'deploy-failed' }],

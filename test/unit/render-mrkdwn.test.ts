@@ -121,6 +121,14 @@ describe('splitMrkdwn', () => {
     expect(parts).toEqual([`${'word '.repeat(598).trim()}`, '`code  with  spaces`']);
   });
 
+  it('keeps every space of a code block it cuts', () => {
+    const line = 'ab  '.repeat(900).trimEnd();
+    const parts = split(`\`\`\`\n${line}\n\`\`\``);
+    expect(parts).toHaveLength(2);
+    const code = parts.map((part) => part.replace(/^```\n/, '').replace(/\n```$/, '')).join('');
+    expect(code).toBe(line);
+  });
+
   it('never ends a part right after the opening mark of inline code', () => {
     const parts = split(`${'w'.repeat(2990)} \` leading space\``);
     for (const part of parts) expect(part).not.toMatch(/``/);

@@ -223,7 +223,7 @@ describe('cardMessage', () => {
     expect([...cardMessage(view, adaptiveCard(view)).summary]).toHaveLength(200);
   });
 
-  it('cuts the preview of a message that shows no plain text at 200 code points, never inside a character', () => {
+  it('cuts a preview taken from the message as written (its document shows no plain text) at 200 code points, never inside a character', () => {
     const message = `\`\`\`\n${'a'.repeat(195)}😀😀\n\`\`\``;
     const view = plainView('notif_0123456789abcdefABCDEF01', message);
     const { summary } = cardMessage({ ...view, document: { blocks: [] } }, adaptiveCard(view));
