@@ -353,6 +353,8 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await page.getByLabel('Label').press('Enter');
     await dialog.waitFor();
     await page.keyboard.press('Escape');
+    // The list is read again once the dialog closes: the next page is opened after that.
+    await page.getByRole('row').filter({ hasText: label }).waitFor();
     // The organization's keys and their record show the label too, with its owner beside it.
     await page.goto(`${service.base}/admin/keys`);
     await page.getByRole('row').filter({ hasText: label }).first().waitFor();
