@@ -140,6 +140,35 @@ async function setup(shapes: RequestShape[] = [{}]) {
   return { storage, machine, ran, clock };
 }
 
+type Storage = ReturnType<typeof memoryStorage>;
+
+/** A machine on `storage` whose commands do nothing and whose writes go through `updateRequest`. */
+const machineWritingThrough = (storage: Storage, updateRequest: RequestStore['updateRequest']) =>
+  track(
+    createRequestMachine({
+      requests: {
+        ...storage.requests,
+        getRequest: (requestId) => storage.requests.getRequest(requestId),
+        updateRequest,
+      },
+      dueWork: storage.dueWork,
+      logger: silentLogger,
+      runCommands: async () => {},
+    }),
+  );
+
+/** The writes of `storage`, the first of which waits for `gate`. */
+const firstWriteWaitsFor = (storage: Storage, gate: Promise<void>): RequestStore['updateRequest'] => {
+  let held = false;
+  return async (...args) => {
+    if (!held) {
+      held = true;
+      await gate;
+    }
+    return storage.requests.updateRequest(...args);
+  };
+};
+
 describe('request machine', () => {
   it('applies the events of one request in dispatch order', async () => {
     const { storage, machine } = await setup([{ mode: 'onTimeout' }]);
@@ -357,25 +386,7 @@ describe('request machine', () => {
     const { storage, machine } = await setup([{ mode: 'onTimeout' }]);
     // This machine reads the request, then waits before its write: the other one writes meanwhile.
     const gate = deferred();
-    let held = false;
-    const slow = track(
-      createRequestMachine({
-        requests: {
-          ...storage.requests,
-          getRequest: (requestId) => storage.requests.getRequest(requestId),
-          async updateRequest(...args) {
-            if (!held) {
-              held = true;
-              await gate.promise;
-            }
-            return storage.requests.updateRequest(...args);
-          },
-        },
-        dueWork: storage.dueWork,
-        logger: silentLogger,
-        runCommands: async () => {},
-      }),
-    );
+    const slow = machineWritingThrough(storage, firstWriteWaitsFor(storage, gate.promise));
     const earlier = slow.dispatch(click(id(1), key(1), 'yes', t0 + 1));
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await machine.dispatch(click(id(1), key(1), 'no', t0 + 2))).outcome).toBe('accepted');
@@ -542,23 +553,7 @@ describe('closing the request machine', () => {
     }
     const gate = deferred();
     // The first write waits for the gate: the events after it wait in the request's queue.
-    let writes = 0;
-    const machine = track(
-      createRequestMachine({
-        requests: {
-          ...storage.requests,
-          getRequest: (requestId) => storage.requests.getRequest(requestId),
-          async updateRequest(...args) {
-            writes += 1;
-            if (writes === 1) await gate.promise;
-            return storage.requests.updateRequest(...args);
-          },
-        },
-        dueWork: storage.dueWork,
-        logger: silentLogger,
-        runCommands: async () => {},
-      }),
-    );
+    const machine = machineWritingThrough(storage, firstWriteWaitsFor(storage, gate.promise));
     const running = machine.dispatch(click(id(1), key(1), 'yes', t0 + 1));
     const queued = [
       machine.dispatch(click(id(1), key(2), 'no', t0 + 2)),
@@ -664,20 +659,9 @@ describe('a dispatch that resolves once stored', () => {
 
   it('rejects when its write fails, as any dispatch does', async () => {
     const { storage } = await setup();
-    const machine = track(
-      createRequestMachine({
-        requests: {
-          ...storage.requests,
-          getRequest: (requestId) => storage.requests.getRequest(requestId),
-          updateRequest: async () => {
-            throw new Error('store down');
-          },
-        },
-        dueWork: storage.dueWork,
-        logger: silentLogger,
-        runCommands: async () => {},
-      }),
-    );
+    const machine = machineWritingThrough(storage, async () => {
+      throw new Error('store down');
+    });
     await expect(machine.dispatch(click(id(1), key(1), 'yes', t0 + 1), 'stored')).rejects.toThrow(
       'store down',
     );
