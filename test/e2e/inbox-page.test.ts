@@ -288,4 +288,37 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await phone.close();
   });
+
+  it('keeps keyboard focus on its message when the feed is drawn again, and after a click', async () => {
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox`);
+    await tab.locator('#user option[value="bob@acme.test"]').waitFor({ state: 'attached' });
+    await tab.selectOption('#user', 'bob@acme.test');
+    const long = tab.locator('article.msg').filter({ hasText: 'A label of 75 characters' });
+    await long.locator('.actions button', { hasText: 'No' }).focus();
+    const focused = () =>
+      tab.evaluate(() => {
+        const active = document.activeElement;
+        return {
+          tag: active?.tagName,
+          text: active?.textContent,
+          message: active?.closest('article')?.dataset.id,
+        };
+      });
+    const before = await focused();
+    expect(before).toMatchObject({ tag: 'BUTTON', text: 'No' });
+    // A new message redraws the whole feed.
+    await sink.deliver(
+      'bob@acme.test',
+      view({ sendId: 'req_NewNewNewNewNewNewNewNew', text: 'Another question' }),
+    );
+    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(3);
+    expect(await focused()).toEqual(before);
+    // Answered with the keyboard: its buttons go, and focus stays with the message.
+    await tab.keyboard.press('Enter');
+    await long.locator('.choice').waitFor();
+    expect(await focused()).toMatchObject({ tag: 'ARTICLE', message: before.message });
+    await tab.close();
+  });
 });

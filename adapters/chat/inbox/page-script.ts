@@ -16,6 +16,8 @@ export const pageScript = String.raw`
   let shownEmail = '';
   let shownCount = 0;
   let clicking = false;
+  /** Where focus was when a click was sent, to put it back after the redraw that shows the answer. */
+  let answered = null;
   let statusTimer = 0;
 
   function el(tag, className, text) {
@@ -92,6 +94,8 @@ export const pageScript = String.raw`
   function renderMessage(message) {
     const card = el('article', 'msg');
     card.dataset.id = message.id;
+    // Focusable by the script alone: where keyboard focus goes back after a redraw when its button is gone.
+    card.tabIndex = -1;
     const avatar = el('div', 'avatar', 'N');
     avatar.setAttribute('aria-hidden', 'true');
     const bubble = el('div', 'bubble');
@@ -115,6 +119,23 @@ export const pageScript = String.raw`
     return card;
   }
 
+  /** Where keyboard focus is in the feed (its message, and the button's text), or null. */
+  function focusInFeed() {
+    const active = document.activeElement;
+    const card = active && feed.contains(active) ? active.closest('article') : null;
+    if (!card) return null;
+    return { id: card.dataset.id, button: active.tagName === 'BUTTON' ? active.textContent : null };
+  }
+
+  /** Puts keyboard focus back where it was before a redraw: the same button, or else its message. */
+  function refocus(place) {
+    if (!place) return;
+    const card = [...feed.querySelectorAll('article')].find((node) => node.dataset.id === place.id);
+    if (!card) return;
+    const button = [...card.querySelectorAll('button')].find((node) => node.textContent === place.button);
+    (button && !button.disabled ? button : card).focus({ preventScroll: true });
+  }
+
   function showEmpty(text) {
     feed.replaceChildren(el('p', 'empty', text));
   }
@@ -136,12 +157,20 @@ export const pageScript = String.raw`
     messagesKey = key;
     shownEmail = email;
     shownCount = messages.length;
+    // A redraw replaces every message: a keyboard user keeps their place (a click just sent, too).
+    const place = focusInFeed() ?? answered;
+    answered = null;
     if (messages.length === 0) showEmpty('No messages for ' + email + ' yet.');
-    else feed.replaceChildren(...messages.map(renderMessage));
+    else {
+      feed.replaceChildren(...messages.map(renderMessage));
+      refocus(place);
+    }
     if (grew) window.scrollTo(0, document.body.scrollHeight);
   }
 
   async function sendClick(message, button, actions) {
+    // Disabling the buttons takes focus from the one clicked: the redraw puts it back on its message.
+    answered = focusInFeed();
     clicking = true;
     for (const node of actions.querySelectorAll('button')) node.disabled = true;
     try {
