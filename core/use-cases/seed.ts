@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { normalizeEmail } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import { emailAddress } from '../schemas/email-address.js';
+import { boundedText, isBlank } from '../schemas/text-rules.js';
 import { storeApiKey } from './api-keys.js';
 
 /**
@@ -11,8 +12,15 @@ import { storeApiKey } from './api-keys.js';
  */
 const sendableKey = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
+/**
+ * A name or label: 1 to `max` characters, not blank, each a whole character. A half of a surrogate
+ * pair would reach a store that keeps text as UTF-8 (Redis, MongoDB) as U+FFFD, or be refused by its
+ * JSON decoder: two ids would become one, or every request of a key would fail.
+ */
+const seedText = (max: number) => boundedText(1, max).refine((value) => !isBlank(value), 'must not be blank');
+
 const seedKeySchema = z.strictObject({
-  label: z.string().min(1),
+  label: seedText(100),
   key: z
     .string()
     .min(16)
@@ -20,10 +28,10 @@ const seedKeySchema = z.strictObject({
 });
 const seedUserSchema = z.strictObject({
   email: emailAddress(),
-  name: z.string().min(1),
+  name: seedText(200),
   role: z.enum(['admin', 'member']).default('member'),
   /** Sign-in password for the account pages of the embedding application; not used by the API. */
-  password: z.string().optional(),
+  password: boundedText(1, 1024).optional(),
   apiKeys: z.array(seedKeySchema).default([]),
 });
 
@@ -37,8 +45,8 @@ export const seedSchema = z
   .strictObject({
     organizations: z.array(
       z.strictObject({
-        id: z.string().min(1),
-        name: z.string().min(1),
+        id: seedText(200),
+        name: seedText(200),
         users: z.array(seedUserSchema),
         /** The organization's Slack workspace installation, read by the standalone host's Slack transport. */
         slack: z.strictObject({ teamId: z.string().min(1), botToken: z.string().min(1) }).optional(),

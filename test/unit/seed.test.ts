@@ -104,3 +104,71 @@ describe('a seed that names something twice', () => {
     });
   });
 });
+
+describe('a seed whose names and labels no store could keep as text', () => {
+  const lone = 'deploy \ud800 bot';
+  const seedWith = (change: {
+    id?: string;
+    name?: string;
+    userName?: string;
+    label?: string;
+    password?: string;
+  }) => ({
+    organizations: [
+      {
+        id: change.id ?? 'o1',
+        name: change.name ?? 'Org One',
+        users: [
+          {
+            email: 'a@o1.test',
+            name: change.userName ?? 'Ann',
+            ...(change.password === undefined ? {} : { password: change.password }),
+            apiKeys: [{ label: change.label ?? 'deploy bot', key: 'cnk_seeded_text_00000000001' }],
+          },
+        ],
+      },
+    ],
+  });
+  const halfPair = 'must be Unicode text: it holds half of a surrogate pair';
+
+  // A lone surrogate reaches Redis and MongoDB as U+FFFD, or is refused by Redis's JSON decoder:
+  // two organization ids became one, and every request of a key so labelled answered 500.
+  it.each([
+    ['an organization id', { id: `org${lone}` }, `${halfPair}`, 'organizations[0].id'],
+    ['an organization name', { name: lone }, halfPair, 'organizations[0].name'],
+    ['a user name', { userName: lone }, halfPair, 'organizations[0].users[0].name'],
+    ['a key label', { label: lone }, halfPair, 'organizations[0].users[0].apiKeys[0].label'],
+    ['a password', { password: lone }, halfPair, 'organizations[0].users[0].password'],
+    [
+      'a blank key label',
+      { label: ' \u200b ' },
+      'must not be blank',
+      'organizations[0].users[0].apiKeys[0].label',
+    ],
+    ['a blank user name', { userName: '   ' }, 'must not be blank', 'organizations[0].users[0].name'],
+    [
+      'a key label of 101 characters',
+      { label: 'é'.repeat(101) },
+      'must be 1 to 100 characters',
+      'organizations[0].users[0].apiKeys[0].label',
+    ],
+  ])('is refused for %s, naming where, and loads nothing', async (_what, change, rule, path) => {
+    const storage = memoryStorage();
+    const notifier = createNotifier({ storage, transports: [] });
+    const refusal = notifier.seed(seedWith(change));
+    await expect(refusal).rejects.toThrow(rule);
+    await expect(refusal).rejects.toThrow(`→ at ${path}`);
+    expect(await storage.directory.listUsers()).toEqual([]);
+  });
+
+  it('loads names and labels of whole characters, emoji and accents included, as given', async () => {
+    const storage = memoryStorage();
+    const notifier = createNotifier({ storage, transports: [] });
+    await notifier.seed(seedWith({ name: 'Acmé 🚀', userName: 'Zoë', label: '🔑'.repeat(100) }));
+    const [user] = await storage.directory.listUsers('o1');
+    expect(user?.name).toBe('Zoë');
+    expect((await storage.directory.getOrganization('o1'))?.name).toBe('Acmé 🚀');
+    const [key] = await storage.directory.listApiKeys({ organizationId: 'o1' });
+    expect(key?.label).toBe('🔑'.repeat(100));
+  });
+});
