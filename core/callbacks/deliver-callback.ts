@@ -4,7 +4,7 @@ import type { CallbackTarget, InteractiveRequest } from '../domain/interactive-r
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
 import { callbackBody, webhookId } from './callback-body.js';
-import { failureKept, lastAttemptBefore } from './request-retention.js';
+import { keptWithRequest, lastAttemptBefore } from './request-retention.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
 /** A thrown value as text; some (an object without a prototype, a throwing `toString`) refuse `String()`. */
@@ -88,7 +88,7 @@ export async function deliverCallback(
         lastError: result.error,
         failedAt: clock.now(),
       },
-      failureKept(context, request),
+      keptWithRequest(context, request),
     );
     return { done: true };
   }

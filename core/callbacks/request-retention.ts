@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
+import type { DeliveryWriteOptions } from '../ports/delivery-store.js';
 import type { FailedCallbackWriteOptions } from '../ports/failed-callback-store.js';
 
 /** The longest an attempt may come before its request's retention ends, as a share of it... */
@@ -22,10 +23,15 @@ export function lastAttemptBefore(context: CoreContext, request: InteractiveRequ
 }
 
 /**
- * How long the failure of `request`'s callback is kept: as long as the request (a failure outliving
- * it has nothing left to send), and at least a moment.
+ * How long what belongs to a finished `request` is kept (its callback's failure, a copy recorded
+ * late): as long as the request, whose retention runs from its finish, and at least a moment. A
+ * store that keeps the copies in the request's own record (Redis) would otherwise restart the
+ * request's retention from the late write. Nothing for a request not finished.
  */
-export function failureKept(context: CoreContext, request: InteractiveRequest): FailedCallbackWriteOptions {
+export function keptWithRequest(
+  context: CoreContext,
+  request: InteractiveRequest,
+): FailedCallbackWriteOptions & DeliveryWriteOptions {
   const left = deletedAt(context, request) - context.clock.now();
   return Number.isFinite(left) ? { ttlMs: Math.max(1, left) } : {};
 }

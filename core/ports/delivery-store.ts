@@ -18,7 +18,9 @@ export interface DeliveryWriteOptions {
   /**
    * Milliseconds from this write, by the store's clock (the server's for Redis and MongoDB), after
    * which every copy of the send is gone, as if never recorded: given for a fire-and-forget send
-   * (its copies are never updated) and for a copy of an interactive request that already finished.
+   * (its copies are never updated) and for a copy of an interactive request that already finished
+   * (then what is left of the request's retention: a store that keeps copies in the request's record
+   * may set it on the request too).
    * A positive number; fractions round up. Without it, a copy recorded again keeps its expiry.
    */
   ttlMs?: number;

@@ -1,4 +1,4 @@
-import { failureKept } from '../callbacks/request-retention.js';
+import { keptWithRequest } from '../callbacks/request-retention.js';
 import type { CoreContext } from '../context.js';
 import { callbackItemId } from '../domain/due-work.js';
 import type { FailedCallback } from '../ports/failed-callback-store.js';
@@ -22,7 +22,7 @@ export async function replayCallback(context: CoreContext, requestId: string): P
   const kept = await failedCallbacks.get(requestId);
   if (kept === null) return false;
   const putBack = async (error: unknown): Promise<never> => {
-    await failedCallbacks.add(kept, failureKept(context, request)).catch(() => undefined);
+    await failedCallbacks.add(kept, keptWithRequest(context, request)).catch(() => undefined);
     throw error;
   };
   // Of concurrent replays, the one that takes the failure schedules the callback.

@@ -1,3 +1,4 @@
+import { keptWithRequest } from '../callbacks/request-retention.js';
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
@@ -99,8 +100,8 @@ async function sendInteractive(
       sendId: request.id,
       resumed: stored !== null,
       recorded: true,
-      // A retry after the request finished adds copies to deliveries that already expire.
-      ...(request.status === 'finished' ? { ttlMs: context.retentionMs } : {}),
+      // A retry after the request finished adds copies to deliveries that already expire, with it.
+      ...keptWithRequest(context, request),
     },
     recipients,
     requestViews(request),

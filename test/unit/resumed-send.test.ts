@@ -1,11 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
 import { randomIds } from '../../core/security/random-id.js';
-import { inboxOf, interactiveBody, post } from '../support/api-requests.js';
+import { inboxOf, interactiveBody, post, readStatus } from '../support/api-requests.js';
 import { flakyTransport } from '../support/flaky-transport.js';
+import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
+
+const redis = await redisTestStorages();
+
+afterAll(async () => {
+  await redis?.release();
+});
+
+const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
+if (redis) storages.push(['redis', () => redis.storage()]);
+else console.warn(`a resumed send on Redis skipped: no Redis answers at ${redisUrl}`);
 
 const alice = 'alice@acme.test';
 const bob = 'bob@acme.test';
@@ -49,6 +62,42 @@ describe('a resumed interactive send', () => {
     expect(retried?.status).toBe(200);
     expect(JSON.parse(retried?.body ?? '{}')).toMatchObject({ request_id: requestId });
     expect((await aliceSees()).map((message) => message.selected)).toEqual(['yes']);
+    await notifier.stop();
+  });
+});
+
+describe.each(storages)('a send resumed after its request finished, on %s', (_name, make) => {
+  // Redis expires keys by its own clock: the retention is short and real, and the notifier's clock
+  // runs with the real one, moved on past the timeout.
+  const retention = 1_500;
+
+  it('adds the missing copy without restarting the retention, which runs from the finish', async () => {
+    let skipped = 0;
+    const clock = { now: () => Date.now() + skipped };
+    const inbox = flakyTransport(inboxTransport({ clock }));
+    const notifier = createNotifier({ storage: make(), transports: [inbox], clock, retention });
+    await notifier.seed(testSeed);
+    const body = interactiveBody([alice, bob], 1);
+    const key = { 'idempotency-key': 'resumed-after-finish' };
+
+    inbox.failNext(bob, 1);
+    expect((await post(notifier, body, key))?.status).toBe(500);
+    skipped += 61_000;
+    expect(await notifier.runDueWork()).toBe(1);
+    const finished = Date.now();
+
+    await sleep(retention / 2);
+    const retried = await post(notifier, body, key);
+    expect(retried?.status).toBe(200);
+    const { request_id: id } = JSON.parse(retried?.body ?? '{}') as { request_id: string };
+    // Bob's copy goes out at last, as the finished request shows it: no button to press.
+    const copies = await inboxOf(notifier, bob);
+    expect(copies.map((copy) => copy.buttons.every((button) => button.disabled))).toEqual([true]);
+    expect((await readStatus(notifier, id))?.status).toBe(200);
+
+    // The store's clock may run a little apart from this one: a moment's margin past the end.
+    await sleep(finished + retention + 250 - Date.now());
+    expect((await readStatus(notifier, id))?.status).toBe(404);
     await notifier.stop();
   });
 });
