@@ -46,8 +46,26 @@ const routine: ReadonlySet<NotifyErrorCode> = new Set([
   'rate_limited',
 ]);
 
-/** The single error type of the library: a code, a human-readable `details`, and an optional cause. */
+/**
+ * Marks the prototype of every copy of {@link NotifyError}: an application that loads one entry
+ * point as CommonJS and another as ESM (or two installed copies) has two classes, and an error of one
+ * must still be the library's error to the other, not an unexpected one answered 500.
+ */
+const notifyErrorBrand: unique symbol = Symbol.for('chat-notify.NotifyError');
+
+/**
+ * The single error type of the library: a code, a human-readable `details`, and an optional cause.
+ * `instanceof NotifyError` holds for the errors of every copy of the library in a process.
+ */
 export class NotifyError extends Error {
+  static {
+    Object.defineProperty(NotifyError.prototype, notifyErrorBrand, { value: true });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && notifyErrorBrand in value;
+  }
+
   override readonly name = 'NotifyError';
   readonly code: NotifyErrorCode;
   /** Human-readable reason, safe to show to the caller. */
