@@ -144,7 +144,10 @@ export interface Notifier {
    * @throws Error once the notifier was stopped: a stopped notifier does not start again.
    */
   start(): void;
-  /** Runs everything due now (tests, maintenance); answers how many items ran. */
+  /**
+   * Runs everything due now (tests, maintenance); answers how many items ran.
+   * @throws Error (rejects) once the notifier was stopped, as `start` does.
+   */
   runDueWork(): Promise<number>;
   /**
    * Stops the notifier: requests on its routes are refused from now on (`503`, `Retry-After: 1`)
@@ -155,6 +158,8 @@ export interface Notifier {
    */
   stop(): Promise<void>;
 }
+
+const stoppedMessage = 'This notifier was stopped; create a new one to serve again';
 
 /** Assembles the core over the given ports. */
 export function createNotifier(options: NotifierOptions): Notifier {
@@ -267,10 +272,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     seed: (seed) => applySeed(context, seed),
     start() {
-      if (stopped) throw new Error('This notifier was stopped; create a new one to serve again');
+      if (stopped) throw new Error(stoppedMessage);
       context.dueWork.start();
     },
-    runDueWork: () => context.dueWork.drain(),
+    // A stopped notifier's items would be claimed, refused by its closed machine, and left under
+    // their lease, which keeps them from the other instances for that long.
+    runDueWork: () => (stopped ? Promise.reject(new Error(stoppedMessage)) : context.dueWork.drain()),
     async stop() {
       stopped = true;
       await gate.close();

@@ -138,6 +138,25 @@ describe('notifier.stop', () => {
     expect(() => notifier.start()).toThrow('This notifier was stopped; create a new one to serve again');
   });
 
+  it('runs no due work once stopped: the items stay free for the other instances', async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const storage = memoryStorage();
+    const clock = { now: () => now };
+    const notifier = createNotifier({ storage, transports: [nullTransport()], clock });
+    await notifier.seed(testSeed);
+    await sendInteractive(notifier, ['bob@acme.test'], 1);
+    await notifier.stop();
+    now += 2 * 60_000;
+
+    await expect(notifier.runDueWork()).rejects.toThrow(
+      'This notifier was stopped; create a new one to serve again',
+    );
+    // Another instance on the same store takes the timeout at once, not after a lease.
+    const other = createNotifier({ storage, transports: [nullTransport()], clock });
+    expect(await other.runDueWork()).toBe(1);
+    await other.stop();
+  });
+
   it('does not wait for a client still sending its body, which gets the 503 once it is read', async () => {
     const notifier = createNotifier({ storage: memoryStorage(), transports: [nullTransport()] });
     await notifier.seed(testSeed);
