@@ -1,5 +1,6 @@
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport } from './ports/chat-transport.js';
+import type { StoragePorts } from './ports/storage.js';
 import { defaultRateLimits, type RateLimitSettings } from './rate-limit/settings.js';
 
 const day = 24 * 60 * 60 * 1000;
@@ -73,4 +74,55 @@ export function checkCallbacks(callbacks: CallbackTransport | undefined): void {
       'callbacks must be a callback transport with send and resolver (call httpCallbacks(), do not pass it)',
     );
   }
+}
+
+/** The ports a storage adapter provides, every one of them. */
+const storagePorts: readonly (keyof StoragePorts)[] = [
+  'directory',
+  'requests',
+  'deliveries',
+  'idempotency',
+  'rateLimits',
+  'admission',
+  'dueWork',
+  'transportState',
+  'failedCallbacks',
+];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+/**
+ * Checks what `createNotifier` is given to work with, so that a mistake (a factory passed uncalled,
+ * a missing option) is named at once rather than failing as a property read of the first request.
+ */
+export function checkNotifierParts(options: unknown): void {
+  if (!isObject(options)) {
+    throw new TypeError('createNotifier needs its options: { storage, transports }');
+  }
+  const { storage, transports } = options;
+  if (typeof storage === 'function') {
+    throw new TypeError('storage must be a storage: call its factory (memoryStorage()), do not pass it');
+  }
+  const missing = isObject(storage) ? storagePorts.filter((port) => !isObject(storage[port])) : storagePorts;
+  if (missing.length > 0) {
+    throw new TypeError(
+      `storage must be a storage adapter's ports, as memoryStorage(), redisStorage(...) or mongoStorage(...) answer; missing: ${missing.join(', ')}`,
+    );
+  }
+  if (!Array.isArray(transports)) {
+    throw new TypeError('transports must be an array of chat transports, such as [inboxTransport()]');
+  }
+  transports.forEach((transport: unknown, index) => {
+    const given = isObject(transport) ? transport : {};
+    if (
+      typeof given.platform !== 'string' ||
+      !Array.isArray(given.routes) ||
+      !['address', 'deliver', 'update', 'connect'].every((method) => typeof given[method] === 'function')
+    ) {
+      throw new TypeError(
+        `transports[${index}] must be a chat transport${typeof transport === 'function' ? ': call its factory (inboxTransport()), do not pass it' : ' with platform, routes, address, deliver, update and connect'}`,
+      );
+    }
+  });
 }

@@ -10,6 +10,7 @@ import { ServingGate } from './http/serving-gate.js';
 import {
   checkCallbacks,
   checkDueWorkOptions,
+  checkNotifierParts,
   claimTransports,
   rateLimitSettings,
   retentionMillis,
@@ -163,6 +164,7 @@ const stoppedMessage = 'This notifier was stopped; create a new one to serve aga
 
 /** Assembles the core over the given ports. */
 export function createNotifier(options: NotifierOptions): Notifier {
+  checkNotifierParts(options);
   const retentionMs = retentionMillis(options.retention);
   const rateLimits = rateLimitSettings(options.rateLimits);
   checkDueWorkOptions(options);

@@ -38,6 +38,43 @@ describe('createNotifier refuses options it could not run with, at creation', ()
     expect(() => create({ callbacks: httpCallbacks() })).not.toThrow();
   });
 
+  it.each([
+    ['no options at all', undefined, 'createNotifier needs its options: { storage, transports }'],
+    [
+      'no storage',
+      { transports: [] },
+      "storage must be a storage adapter's ports, as memoryStorage(), redisStorage(...) or mongoStorage(...) answer; missing: directory, requests",
+    ],
+    [
+      'the storage factory, uncalled',
+      { storage: memoryStorage, transports: [] },
+      'storage must be a storage: call its factory (memoryStorage()), do not pass it',
+    ],
+    [
+      'a storage without one of its ports',
+      { storage: { ...memoryStorage(), dueWork: undefined }, transports: [] },
+      'missing: dueWork',
+    ],
+    [
+      'no transports',
+      { storage: memoryStorage() },
+      'transports must be an array of chat transports, such as [inboxTransport()]',
+    ],
+    [
+      'a transport factory, uncalled',
+      { storage: memoryStorage(), transports: [inboxTransport] },
+      'transports[0] must be a chat transport: call its factory (inboxTransport()), do not pass it',
+    ],
+    [
+      'something else among the transports',
+      { storage: memoryStorage(), transports: [{ platform: 'x' }] },
+      'transports[0] must be a chat transport with platform, routes, address, deliver, update and connect',
+    ],
+  ])('%s, naming the mistake rather than failing on first use', (_what, options, message) => {
+    expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(TypeError);
+    expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(message);
+  });
+
   it('a transport another notifier is connected to', () => {
     const inbox = inboxTransport();
     create({ transports: [inbox] });
