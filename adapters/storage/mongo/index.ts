@@ -44,6 +44,11 @@ export { isUnavailableError } from './unavailable.js';
  * {@link ensureMongoIndexes} once before serving (the unique indexes are part of the atomicity).
  */
 export function mongoStorage(options: MongoStorageOptions): StoragePorts {
+  if (typeof (options as Partial<MongoStorageOptions> | undefined)?.db?.collection !== 'function') {
+    throw new TypeError(
+      "mongoStorage needs { db }: a database of a connected MongoClient, client.db('notify')",
+    );
+  }
   const collections = openCollections(options);
   const directory = mongoDirectoryStore(collections);
   const rateLimits = mongoRateLimitStore(collections);

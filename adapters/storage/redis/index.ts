@@ -50,6 +50,12 @@ export interface RedisStorageOptions {
  * Single-node Redis only (not Redis Cluster): some scripts reach keys they learn from stored data.
  */
 export function redisStorage(options: RedisStorageOptions): StoragePorts {
+  // A URL, or options meant for createClient, would fail only at the first command, as a 500.
+  if (typeof (options as Partial<RedisStorageOptions> | undefined)?.client?.sendCommand !== 'function') {
+    throw new TypeError(
+      'redisStorage needs { client }: a node-redis v5 client, made with createClient(...) and connected by you',
+    );
+  }
   const { stallMs } = options;
   if (stallMs !== undefined && !(Number.isFinite(stallMs) && stallMs > 0 && stallMs <= 2 ** 31 - 1)) {
     throw new RangeError(`stallMs must be a positive number of milliseconds, got ${String(stallMs)}`);
