@@ -109,3 +109,4 @@ export { composedAdmission } from './storage-kit/composed-admission.js';
 export { reportUnavailable, toStorageError } from './storage-kit/unavailable.js';
 export { scopedTransportState } from './transport-state/scoped-state.js';
 export { ttlMillis } from './transport-state/ttl.js';
+export { checkDelayRange, checkHttpUrlOption } from './url-option.js';

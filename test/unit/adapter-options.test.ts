@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { slackTransport } from '../../adapters/chat/slack/index.js';
-import { teamsTransport } from '../../adapters/chat/teams/index.js';
+import { clientCredentialsTokenProvider, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { type KoaNotifier, notifyMiddleware } from '../../hosts/koa/index.js';
 
 /** What `process.env.X!` gives when X is unset: the type says string, the value is undefined. */
@@ -51,7 +51,73 @@ describe('transports and hosts refuse options they could not run with, at creati
         retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 },
         concurrency: 1,
         userCacheTtlMs: 1,
-        requestTimeoutMs: 0,
+        requestTimeoutMs: 1,
+      }),
+    ).not.toThrow();
+    // undici reads a timeout of 0 as none at all: a Slack that never answers would hold a delivery for good.
+    expect(transport({ requestTimeoutMs: 0 })).toThrow(
+      'slackTransport: requestTimeoutMs must be a number of milliseconds from 1 to 2147483647, got 0',
+    );
+  });
+
+  it('retry pauses whose first is longer than their longest, given or by default', () => {
+    const slack = (retry: object) => () =>
+      slackTransport({ signingSecret: 'secret', installation: () => null, retry });
+    expect(slack({ minDelayMs: 5000, maxDelayMs: 10 })).toThrow(
+      'slackTransport: retry.minDelayMs (5000) must not be above retry.maxDelayMs (10)',
+    );
+    expect(slack({ minDelayMs: 20_000 })).toThrow(
+      'retry.minDelayMs (20000) must not be above retry.maxDelayMs (10000)',
+    );
+    expect(slack({ minDelayMs: 10, maxDelayMs: 10 })).not.toThrow();
+    const teams = (retry: object) => () =>
+      teamsTransport({
+        appId: 'app',
+        appPassword: 'secret',
+        appTenantId: 'tenant',
+        tenants: { tenantOf: () => null, serves: () => true },
+        retry,
+      });
+    expect(teams({ maxDelayMs: 500 })).toThrow(
+      'teamsTransport: retry.minDelayMs (1000) must not be above retry.maxDelayMs (500)',
+    );
+    expect(teams({ minDelayMs: 500, maxDelayMs: 500 })).not.toThrow();
+  });
+
+  it.each([
+    ['a URL without its scheme', 'localhost:3000/api/'],
+    ['a path', '/api/'],
+    ['another scheme', 'ftp://slack.example/api/'],
+    ['no URL at all', 'slack.com api'],
+  ])('a platform address that is %s', (_what, url) => {
+    expect(() => slackTransport({ signingSecret: 's', installation: () => null, apiUrl: url })).toThrow(
+      `slackTransport: apiUrl must be an absolute http: or https: URL, got ${url}`,
+    );
+    expect(() =>
+      teamsTransport({
+        appId: 'app',
+        appPassword: 'secret',
+        appTenantId: 'tenant',
+        tenants: { tenantOf: () => null, serves: () => true },
+        authority: url,
+      }),
+    ).toThrow(`teamsTransport: authority must be an absolute http: or https: URL, got ${url}`);
+    expect(() =>
+      clientCredentialsTokenProvider({ tokenEndpoint: url, clientId: 'app', clientSecret: 'secret' }),
+    ).toThrow(
+      `clientCredentialsTokenProvider: tokenEndpoint must be an absolute http: or https: URL, got ${url}`,
+    );
+  });
+
+  it('platform addresses of http: (a local server) and https:', () => {
+    expect(() =>
+      slackTransport({ signingSecret: 's', installation: () => null, apiUrl: 'http://127.0.0.1:3999/api' }),
+    ).not.toThrow();
+    expect(() =>
+      clientCredentialsTokenProvider({
+        tokenEndpoint: 'https://login.microsoftonline.com/t/oauth2/v2.0/token',
+        clientId: 'app',
+        clientSecret: 'secret',
       }),
     ).not.toThrow();
   });

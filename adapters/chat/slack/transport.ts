@@ -6,6 +6,8 @@ import {
   type ChatTransport,
   type ChatUpdate,
   type Clock,
+  checkDelayRange,
+  checkHttpUrlOption,
   checkNumberOption,
   type DeliveryRef,
   errorResponse,
@@ -111,13 +113,16 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     throw new RangeError('slackTransport: signingSecret must be a non-empty string');
   }
   checkNumberOption('slackTransport', 'concurrency', options.concurrency, 'positive count');
-  checkNumberOption('slackTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'duration');
+  // 0 would turn undici's timeouts off, not make them instant.
+  checkNumberOption('slackTransport', 'requestTimeoutMs', options.requestTimeoutMs, 'positive duration');
   checkNumberOption('slackTransport', 'userCacheTtlMs', options.userCacheTtlMs, 'positive lifetime');
   const retry = options.retry ?? {};
   checkNumberOption('slackTransport', 'retry.retries', retry.retries, 'count');
   for (const name of ['minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'] as const) {
     checkNumberOption('slackTransport', `retry.${name}`, retry[name], 'duration');
   }
+  checkDelayRange('slackTransport', retry.minDelayMs ?? 1000, retry.maxDelayMs ?? 10_000);
+  checkHttpUrlOption('slackTransport', 'apiUrl', options.apiUrl);
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const apiUrl = (options.apiUrl ?? 'https://slack.com/api/').replace(/\/*$/, '/');

@@ -1,5 +1,6 @@
 import type { AuthConfiguration, AuthProvider, Connections } from '@microsoft/agents-hosting';
 import { z } from 'zod';
+import { checkHttpUrlOption } from '../../../core/adapter-kit.js';
 
 /**
  * Where the transport's calls to the Bot Connector service get their bearer token. By default the
@@ -49,6 +50,7 @@ const renewBeforeMs = 5 * 60_000;
 export function clientCredentialsTokenProvider(
   options: ClientCredentialsOptions,
 ): Required<TeamsTokenProvider> {
+  checkHttpUrlOption('clientCredentialsTokenProvider', 'tokenEndpoint', options.tokenEndpoint);
   const now = options.now ?? Date.now;
   const cached = new Map<string, { token: string; renewAt: number }>();
   const pending = new Map<string, Promise<string>>();

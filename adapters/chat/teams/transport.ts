@@ -5,6 +5,8 @@ import {
   type ChatSink,
   type ChatTransport,
   type ChatUpdate,
+  checkDelayRange,
+  checkHttpUrlOption,
   checkNumberOption,
   type DeliveryRef,
   isRecipientGone,
@@ -82,6 +84,9 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   checkNumberOption('teamsTransport', 'retry.retries', options.retry?.retries, 'count');
   checkNumberOption('teamsTransport', 'retry.minDelayMs', options.retry?.minDelayMs, 'duration');
   checkNumberOption('teamsTransport', 'retry.maxDelayMs', options.retry?.maxDelayMs, 'duration');
+  const { minDelayMs, maxDelayMs } = retryPolicy(options.retry);
+  checkDelayRange('teamsTransport', minDelayMs, maxDelayMs);
+  checkHttpUrlOption('teamsTransport', 'authority', options.authority);
   const logger = options.logger ?? silentLogger;
   const authority = (options.authority ?? 'https://login.microsoftonline.com').replace(/\/+$/, '');
   const connection: AuthConfiguration = {
