@@ -42,7 +42,11 @@ export interface AccountPagesOptions {
    * page. `<basePath>/signin` with `signIn`; without either, such a visit gets a 401 page.
    */
   signInPath?: string;
-  /** Where the pages are mounted, for links and redirects: `'/settings'` for `app.use('/settings', …)`. Default `''`. */
+  /**
+   * Where the pages are mounted, for links and redirects: `'/settings'` for `app.use('/settings', …)`.
+   * By default, where the host says they are mounted (Express's `req.baseUrl`, the Koa host's
+   * `prefix`); give it when a proxy or another router in front changes the path.
+   */
   basePath?: string;
   /**
    * `Secure` on the cookies: `true` always (an https application), `false` never, `'auto'` (default)
@@ -75,7 +79,8 @@ export interface AccountPages {
  * key of their organization, with the JSON API behind them (README.md#account-pages). Every creation
  * and revocation is recorded with who, when, which key and from which address.
  *
- * @throws TypeError without `resolveUser` and without `signIn`; RangeError for an invalid `trustProxy`,
+ * @throws TypeError without `resolveUser` and without `signIn`, without the notifier's `apiKeys` or
+ * without `state`; RangeError for an invalid `trustProxy`, a `basePath` not starting with `/`,
  * `auditRetentionMs` (not a positive, finite number) or `auditLimit` (not a whole number, 1 or more).
  */
 export function accountPages(options: AccountPagesOptions): AccountPages {
@@ -83,30 +88,74 @@ export function accountPages(options: AccountPagesOptions): AccountPages {
   if (resolveUser === undefined) {
     throw new TypeError('accountPages needs resolveUser (your sign-in) or signIn (the library’s)');
   }
+  checkParts(options);
   // Checked here: a bad value would fail each audit write later, only logged, or every admin read.
   checkNumberOption('accountPages', 'auditRetentionMs', options.auditRetentionMs, 'positive lifetime');
   checkNumberOption('accountPages', 'auditLimit', options.auditLimit, 'positive count');
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const context: PagesContext = {
+  const shared = {
     keys: options.notifier.apiKeys,
     failedCallbacks: options.notifier.failedCallbacks ?? null,
     resolveUser,
     audit: auditLog(options.state, clock, options.auditRetentionMs ?? 90 * 24 * 3600_000),
     auditLimit: options.auditLimit ?? 100,
     csrf: csrfTokens(options.state, options.csrfSecret),
-    basePath,
     signIn: options.signIn ?? null,
-    signInPath: options.signInPath ?? (options.signIn ? `${basePath}/signin` : null),
     secureCookies: options.secureCookies ?? 'auto',
     clock,
     logger,
   };
-  const routes = [
-    ...pageRoutes(context),
-    ...jsonRoutes(context),
-    ...(options.signIn ? signInRoutes(context, options.signIn) : []),
-  ];
-  return { handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy }) };
+  /** The pages as mounted at `basePath`: their links, form actions and redirects start there. */
+  const handlerAt = (basePath: string): HttpHandler => {
+    const context: PagesContext = {
+      ...shared,
+      basePath,
+      signInPath: options.signInPath ?? (options.signIn ? `${basePath}/signin` : null),
+    };
+    const routes = [
+      ...pageRoutes(context),
+      ...jsonRoutes(context),
+      ...(options.signIn ? signInRoutes(context, options.signIn) : []),
+    ];
+    return createHttpHandler(routes, { logger, trustProxy: options.trustProxy });
+  };
+  if (options.basePath !== undefined) return { handle: handlerAt(options.basePath.replace(/\/+$/, '')) };
+  // Without a basePath, where the host says the pages are mounted; a few mounts are kept, while a
+  // mount path with parameters (`/:team`) has as many as the application has teams.
+  // The root's at once: creating a handler checks `trustProxy`, which must throw here, not later.
+  const mounted = new Map<string, HttpHandler>([['', handlerAt('')]]);
+  return {
+    handle: (request) => {
+      const mountPath = (request.mountPath ?? '').replace(/\/+$/, '');
+      let handler = mounted.get(mountPath);
+      if (handler === undefined) {
+        handler = handlerAt(mountPath);
+        if (mounted.size < mountsKept) mounted.set(mountPath, handler);
+      }
+      return handler(request);
+    },
+  };
+}
+
+/** How many mount paths {@link accountPages} keeps the routes of. */
+const mountsKept = 16;
+
+/** Refuses what the pages could not run with, which would otherwise answer 500 on every page. */
+function checkParts(options: AccountPagesOptions): void {
+  const given = options as Partial<AccountPagesOptions>;
+  if (typeof given.notifier?.apiKeys?.create !== 'function') {
+    throw new TypeError('accountPages needs notifier: the notifier whose keys the pages manage');
+  }
+  const state = given.state as Partial<TransportStateStore> | undefined;
+  if (typeof state?.compareAndSet !== 'function' || typeof state.get !== 'function') {
+    throw new TypeError(
+      "accountPages needs state: scopedTransportState(storage.transportState, 'account') of the notifier's storage",
+    );
+  }
+  if (options.basePath !== undefined && options.basePath !== '' && !options.basePath.startsWith('/')) {
+    throw new RangeError(
+      `accountPages: basePath must start with "/", got ${JSON.stringify(options.basePath)}`,
+    );
+  }
 }

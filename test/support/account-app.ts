@@ -38,6 +38,8 @@ export interface AccountTestAppOptions {
   trustProxy?: TrustProxy;
   /** The application's own sign-in page, where signed-out visitors of the pages go. */
   signInPath?: string;
+  /** Leaves `basePath` out, for the pages to learn their mount from the host. */
+  mountFromHost?: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export async function startAccountApp(
     notifier,
     state: scopedTransportState(storage.transportState, 'account'),
     resolveUser: resolveFromCookie(storage),
-    basePath: accountMount,
+    ...(options.mountFromHost ? {} : { basePath: accountMount }),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(options.signInPath === undefined ? {} : { signInPath: options.signInPath }),

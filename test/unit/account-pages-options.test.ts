@@ -3,6 +3,7 @@ import { accountPages } from '../../account/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
 import { scopedTransportState } from '../../core/transport-state/scoped-state.js';
+import { accountMount, appUserCookie, startAccountApp } from '../support/account-app.js';
 
 const pagesWith = (extra: Record<string, unknown>) => {
   const storage = memoryStorage();
@@ -32,5 +33,66 @@ describe('accountPages refuses numeric options it could not run with, at creatio
 
   it('takes positive ones', () => {
     expect(() => pagesWith({ auditRetentionMs: 3_600_000, auditLimit: 10 })).not.toThrow();
+  });
+});
+
+describe('accountPages refuses what its pages could not run with, at creation', () => {
+  const storage = memoryStorage();
+  const notifier = createNotifier({ storage, transports: [] });
+  const state = scopedTransportState(storage.transportState, 'account');
+  const resolveUser = async () => null;
+
+  it.each([
+    [
+      'no state',
+      { notifier, resolveUser },
+      "accountPages needs state: scopedTransportState(storage.transportState, 'account')",
+    ],
+    [
+      'the storage in place of its state',
+      { notifier, resolveUser, state: storage },
+      'accountPages needs state',
+    ],
+    [
+      'no notifier',
+      { state, resolveUser },
+      'accountPages needs notifier: the notifier whose keys the pages manage',
+    ],
+  ])('%s', (_what, options, message) => {
+    expect(() => accountPages(options as unknown as Parameters<typeof accountPages>[0])).toThrow(TypeError);
+    expect(() => accountPages(options as unknown as Parameters<typeof accountPages>[0])).toThrow(message);
+  });
+
+  it('a basePath that does not start with a slash', () => {
+    expect(() => pagesWith({ basePath: 'settings' })).toThrow(
+      new RangeError('accountPages: basePath must start with "/", got "settings"'),
+    );
+    expect(() => pagesWith({ basePath: '/settings/' })).not.toThrow();
+    expect(() => pagesWith({ basePath: '' })).not.toThrow();
+  });
+
+  it('an invalid trustProxy, without a basePath too', () => {
+    expect(() => pagesWith({ trustProxy: 'not an address' })).toThrow(RangeError);
+  });
+});
+
+describe.each(['express', 'koa'] as const)('account pages without a basePath, on %s', (kind) => {
+  it('link, post and redirect under the path the host mounted them at', async () => {
+    const app = await startAccountApp(kind, { mountFromHost: true, signInPath: '/login' });
+    try {
+      const page = await fetch(`${app.pagesUrl}/account`, {
+        headers: { cookie: `${appUserCookie}=${encodeURIComponent('alice@acme.test')}` },
+      });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain(`action="${accountMount}/account/keys"`);
+      expect(html).toContain(`href="${accountMount}/admin/keys"`);
+      const signedOut = await fetch(`${app.pagesUrl}/account`, { redirect: 'manual' });
+      expect(signedOut.headers.get('location')).toBe(
+        `/login?next=${encodeURIComponent(`${accountMount}/account`)}`,
+      );
+    } finally {
+      await app.close();
+    }
   });
 });
