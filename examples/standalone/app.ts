@@ -90,6 +90,8 @@ export async function startStandalone(
   const { server, drain } = createHttpServer(requestListener(readiness, logger), {
     headersTimeoutMs: config.NOTIFY_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: config.NOTIFY_REQUEST_TIMEOUT_MS,
+    // Half the time the stop may take: what is left serves the requests whose bodies did arrive.
+    drainBodyGraceMs: Math.floor(config.NOTIFY_SHUTDOWN_TIMEOUT_MS / 2),
   });
   await new Promise<void>((resolve, reject) => {
     const refused = (error: Error) =>

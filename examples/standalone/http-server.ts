@@ -18,6 +18,11 @@ export interface HttpServerOptions {
   headersTimeoutMs: number;
   /** Longest time for a whole request, headers and body, to arrive (ms); later, 408. */
   requestTimeoutMs: number;
+  /**
+   * Once draining, how long a request whose body is still arriving may take to finish it (ms); then
+   * its connection is closed. A stalled upload would otherwise hold the stop to the request timeout.
+   */
+  drainBodyGraceMs: number;
 }
 
 /** An HTTP server that can stop without cutting the requests it is answering. */
@@ -26,7 +31,8 @@ export interface DrainableServer {
   /**
    * Stops accepting connections, closes the idle ones, lets the requests in flight finish (their
    * answers carry `Connection: close`), then closes every connection left (one that sent nothing,
-   * or only part of a request), and resolves when the last has closed.
+   * or only part of a request), and resolves when the last has closed. A request still receiving
+   * its body after `drainBodyGraceMs` has its connection closed too.
    */
   drain(): Promise<void>;
 }
@@ -96,7 +102,14 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
       new Promise<void>((resolve) => {
         draining = true;
         for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
-        server.close(() => resolve());
+        const cutUploads = setTimeout(() => {
+          for (const response of inFlight) if (!response.req.complete) response.req.socket.destroy();
+        }, options.drainBodyGraceMs);
+        cutUploads.unref();
+        server.close(() => {
+          clearTimeout(cutUploads);
+          resolve();
+        });
         server.closeIdleConnections();
         closeWhenDone();
       }),

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { request } from 'node:http';
-import { connect } from 'node:net';
+import { createServer, request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
 import {
@@ -153,12 +153,69 @@ describe('stopping the standalone host', () => {
     expect(host.lines.map((line) => line.message)).toContain('stopped');
   });
 
-  it('exits after NOTIFY_SHUTDOWN_TIMEOUT_MS when a request never finishes, saying so', async () => {
-    const host = await start({ NOTIFY_SHUTDOWN_TIMEOUT_MS: '500' });
-    await inFlightSend(host.base);
+  it('closes the connection of an upload that stalls, half NOTIFY_SHUTDOWN_TIMEOUT_MS on, and exits 0', async () => {
+    const host = await start({ NOTIFY_SHUTDOWN_TIMEOUT_MS: '4000' });
+    const stalled = connect(host.port, '127.0.0.1');
+    stalled.on('error', () => undefined);
+    await once(stalled, 'connect');
+    stalled.write(
+      `POST /api/notify HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${demoApiKey}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    const closed = once(stalled, 'close');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stoppedAt = Date.now();
     host.child.kill('SIGTERM');
-    expect(await exitOf(host.child, 10_000)).toBe(1);
-    expect(host.lines.find((line) => line.level === 'error')?.message).toMatch(/500 ms/);
+    expect(await exitOf(host.child, 10_000)).toBe(0);
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_900);
+    await closed;
+    expect(host.lines.map((line) => line.message)).toContain('stopped');
+  });
+
+  it('exits after NOTIFY_SHUTDOWN_TIMEOUT_MS when work in flight never finishes, saying so', async () => {
+    // A callback receiver that takes the request and never answers: the attempt holds the stop.
+    const receiver = createServer(() => undefined);
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const received = once(receiver, 'request');
+    try {
+      const host = await start({ NOTIFY_SHUTDOWN_TIMEOUT_MS: '500', NOTIFY_ALLOW_INSECURE_CALLBACKS: '1' });
+      const headers = { 'content-type': 'application/json', 'x-api-key': demoApiKey };
+      const sent = await fetch(`${host.base}/api/notify`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          user_emails: ['carol@acme.test'],
+          message: 'Shift tonight?',
+          response_request: {
+            options: [
+              { text: 'Yes', value: 'yes' },
+              { text: 'No', value: 'no' },
+            ],
+            timeout_minutes: 5,
+            callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          },
+        }),
+      });
+      expect(sent.status).toBe(200);
+      const [message] = (await (
+        await fetch(`${host.base}/inbox/api/messages?email=carol@acme.test`)
+      ).json()) as { id: string }[];
+      const clicked = await fetch(`${host.base}/inbox/api/messages/${message?.id}/click`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"value":"yes"}',
+      });
+      expect(clicked.status).toBe(200);
+      await received;
+      host.child.kill('SIGTERM');
+      expect(await exitOf(host.child, 10_000)).toBe(1);
+      expect(host.lines.find((line) => line.level === 'error')?.message).toMatch(/500 ms/);
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
   });
 
   it('exits at once on a second signal (one that is not the echo of the first)', async () => {
