@@ -1,11 +1,18 @@
 import type { HttpRequest, Route } from '../../core/adapter-kit.js';
-import { type ApiKeyView, type HttpResponse, isNotifyError } from '../../core/index.js';
+import { type ApiKeyView, type HttpResponse, isNotifyError, type NotifyErrorCode } from '../../core/index.js';
 import type { AccountUser } from '../account-user.js';
 import { formFields } from '../http/forms.js';
 import { createKey, findKey, type KeyScope, listKeys, revokeKey } from '../key-actions.js';
 import { type AccountView, accountContent, adminContent, confirmContent } from '../views/key-views.js';
 import { csrfRefusedPage, messagePage, pageRoute } from './page-kit.js';
 import { csrfHolds, type PagesContext, pageResponse, redirect } from './route-kit.js';
+
+/** The refusals of a key creation the page shows beside its form, with the status they are answered with. */
+const createRefusals: Partial<Record<NotifyErrorCode, number>> = {
+  invalid_request: 400,
+  unprocessable: 422,
+  rate_limited: 429,
+};
 
 const revokedNotice = (key: ApiKeyView | undefined) =>
   key ? `The key “${key.label}” (${key.prefix}…) is revoked: it is refused from now on.` : undefined;
@@ -106,13 +113,16 @@ export function pageRoutes(context: PagesContext): Route[] {
           const created = await createKey(context, user, label, request.clientAddress);
           return accountPage(context, request, user, 200, { created }, await listKeys(context, user, 'own'));
         } catch (error) {
-          if (!isNotifyError(error) || error.code !== 'invalid_request') throw error;
-          const createError = { details: error.details, label };
+          if (!isNotifyError(error)) throw error;
+          const status = createRefusals[error.code];
+          if (status === undefined) throw error;
+          const { details } = error;
+          const createError = { details, label };
           return accountPage(
             context,
             request,
             user,
-            400,
+            status,
             { createError },
             await listKeys(context, user, 'own'),
           );

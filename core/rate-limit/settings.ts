@@ -14,6 +14,11 @@ export interface RateLimitSettings {
   perOrganization: RateLimit;
   /** Failed authentications per client address; default 20 burst, 1 per second. */
   failedAuthentication: RateLimit;
+  /**
+   * API keys a user creates (`notifier.apiKeys.create`, the account pages); default 10 burst, 10 an
+   * hour. Revoked keys stay listed, so this bounds how fast one user can grow every admin's list.
+   */
+  keyCreation: RateLimit;
 }
 
 /** The specification's limits. */
@@ -21,4 +26,5 @@ export const defaultRateLimits: RateLimitSettings = {
   perKey: { burst: 10, perSecond: 2 },
   perOrganization: { burst: 50, perSecond: 5 },
   failedAuthentication: { burst: 20, perSecond: 1 },
+  keyCreation: { burst: 10, perSecond: 10 / 3600 },
 };

@@ -7,6 +7,9 @@ import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key
 /** A key's label, once trimmed. */
 const labelRule = boundedText(1, 100);
 
+/** The most valid (unrevoked) keys one user may hold at once. */
+export const maxValidKeysPerUser = 50;
+
 /**
  * The signed-in user of the embedding application, on whose behalf keys are managed. The
  * application vouches for who it is and whether it administers its organization (docs/behaviour.md#api-keys).
@@ -80,6 +83,36 @@ export async function storeApiKey(
   return record;
 }
 
+/**
+ * Refuses a creation past the user's valid keys or their creation rate, which would let one member
+ * grow without bound what every admin page and revocation reads. A refusal takes no token.
+ */
+async function admitKeyCreation(context: CoreContext, owner: User): Promise<void> {
+  const keys = await context.storage.directory.listApiKeys({
+    organizationId: owner.organizationId,
+    userId: owner.id,
+  });
+  if (keys.filter((key) => key.revokedAt === null).length >= maxValidKeysPerUser) {
+    throw new NotifyError(
+      'unprocessable',
+      `You hold ${maxValidKeysPerUser} valid API keys, the most a user may: revoke one to create another`,
+    );
+  }
+  const { burst, perSecond } = context.rateLimits.keyCreation;
+  const short = await context.storage.rateLimits.take(
+    [{ key: `key-creations:${owner.id}`, capacity: burst, refillPerSecond: perSecond }],
+    1,
+  );
+  if (short !== null) {
+    const wait = Math.ceil(1 / perSecond);
+    throw new NotifyError(
+      'rate_limited',
+      `Too many API keys created: try again in ${wait >= 120 ? `${Math.ceil(wait / 60)} minutes` : `${wait} seconds`}`,
+      { retryAfterSeconds: wait },
+    );
+  }
+}
+
 /** Creates a personal key for the actor; the plaintext exists only in this answer. */
 export async function createApiKey(
   context: CoreContext,
@@ -94,6 +127,7 @@ export async function createApiKey(
     throw new NotifyError('invalid_request', `label: ${rule}`);
   }
   const owner = await actorUser(context, actor);
+  await admitKeyCreation(context, owner);
   const plaintext = generateApiKey();
   const record = await storeApiKey(context, owner, trimmed, plaintext, context.ids.internalId('key'));
   return { apiKey: plaintext, key: view(record, owner) };

@@ -366,6 +366,26 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
     }
   });
 
+  it('refuses creations past the rate with 429 and Retry-After, in the JSON API and beside the form', async () => {
+    app = await startAccountApp(kind);
+    const alice = await signedInBrowser(app, 'alice@acme.test');
+    for (let i = 0; i < 10; i += 1) {
+      expect((await post(app, alice, '/account/api/keys', { label: `key ${i}` })).status).toBe(201);
+    }
+    const refused = await post(app, alice, '/account/api/keys', { label: 'eleventh' });
+    expectError(refused, 429, 'Too many API keys created: try again in 6 minutes');
+    expect(refused.headers.get('retry-after')).toBe('360');
+    const form = await call(`${app.pagesUrl}/account/keys`, {
+      method: 'POST',
+      headers: { cookie: alice.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ label: 'by the form', csrf: alice.csrfToken }).toString(),
+    });
+    expect(form.status).toBe(429);
+    expect(form.text).toContain('Too many API keys created: try again in 6 minutes');
+    expect(form.text).toContain('value="by the form"');
+    expect(keysOf(await get(app, alice, '/account/api/keys'))).toHaveLength(11);
+  });
+
   it('refuses malformed creations with 400 in the error shape', async () => {
     app = await startAccountApp(kind);
     const alice = await signedInBrowser(app, 'alice@acme.test');

@@ -118,3 +118,47 @@ describe('API keys (docs/behaviour.md#api-keys)', () => {
     expect((await notifier.apiKeys.list(alice, { scope: 'organization' })).length).toBe(2);
   });
 });
+
+describe('limits on creating API keys', () => {
+  it('lets a user create 10 keys at once, then one every 6 minutes, each user apart', async () => {
+    for (let i = 0; i < 10; i += 1) await notifier.apiKeys.create(bob, `key ${i}`);
+    const refusal = notifier.apiKeys.create(bob, 'one too many');
+    await expect(refusal).rejects.toSatisfy((e) => isNotifyError(e, 'rate_limited'));
+    await expect(refusal).rejects.toMatchObject({
+      details: 'Too many API keys created: try again in 6 minutes',
+      retryAfterSeconds: 360,
+    });
+    // Alice has a bucket of her own.
+    await notifier.apiKeys.create(alice, 'hers');
+    clock.advance(359_000);
+    await expect(notifier.apiKeys.create(bob, 'still too soon')).rejects.toSatisfy((e) =>
+      isNotifyError(e, 'rate_limited'),
+    );
+    clock.advance(1_000);
+    await notifier.apiKeys.create(bob, 'after the wait');
+    expect((await notifier.apiKeys.list(bob)).length).toBe(12);
+  });
+
+  it('caps the valid keys of a user at 50; a revocation makes room, and a refusal takes no token', async () => {
+    const generous = createNotifier({
+      storage,
+      clock,
+      transports: [],
+      rateLimits: { keyCreation: { burst: 50, perSecond: 0.001 } },
+    });
+    // Bob holds the seeded key already.
+    for (let i = 0; i < 49; i += 1) await generous.apiKeys.create(bob, `key ${i}`);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await expect(generous.apiKeys.create(bob, 'the 51st')).rejects.toMatchObject({
+        code: 'unprocessable',
+        details: 'You hold 50 valid API keys, the most a user may: revoke one to create another',
+      });
+    }
+    const [first] = await generous.apiKeys.list(bob);
+    await generous.apiKeys.revoke(bob, first?.id ?? '');
+    await generous.apiKeys.create(bob, 'in its place');
+    const keys = await generous.apiKeys.list(bob);
+    expect(keys.length).toBe(51);
+    expect(keys.filter((key) => key.revokedAt === null).length).toBe(50);
+  });
+});
