@@ -32,7 +32,16 @@ export interface PasswordSignInOptions {
   sessionMaxAgeMs?: number;
   /** Failed sign-ins allowed per account and per address; {@link defaultSignInLimits} by default. */
   limits?: Partial<SignInLimits>;
+  /**
+   * Name of the session cookie, `chat_notify_session` by default. Two sign-ins in one application
+   * (account pages mounted twice, for two notifiers) need a name each: a browser keeps one cookie of
+   * a name, and signing in to one would sign it out of the other.
+   */
+  cookieName?: string;
 }
+
+/** A cookie name as RFC 6265 allows it: an HTTP token. */
+const cookieNamePattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The answer of {@link PasswordSignIn.signIn}. */
 export type SignInResult =
@@ -93,7 +102,12 @@ export function passwordSignIn(options: PasswordSignInOptions): PasswordSignIn {
   });
   const throttle = signInThrottle(state, clock, { ...defaultSignInLimits, ...options.limits });
   const browsers = trustedBrowsers(state, clock);
-  const cookieName = 'chat_notify_session';
+  const cookieName = options.cookieName ?? 'chat_notify_session';
+  if (!cookieNamePattern.test(cookieName)) {
+    throw new RangeError(
+      `passwordSignIn: cookieName must be a cookie name (letters, digits and !#$%&'*+-.^_\`|~), got ${JSON.stringify(cookieName)}`,
+    );
+  }
   // Unknown emails are checked against this, so that they take as long as known ones.
   let decoy: Promise<string> | null = null;
 

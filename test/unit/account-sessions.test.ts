@@ -167,3 +167,35 @@ describe('account sessions', () => {
     expect(anything).toBeNull();
   });
 });
+
+describe('the session cookie of a sign-in', () => {
+  it('is named as given, so that two sign-ins in one browser keep a session each', async () => {
+    const storage = memoryStorage();
+    const settings = passwordSignIn({ state: scopedTransportState(storage.transportState, 'settings') });
+    const other = passwordSignIn({
+      state: scopedTransportState(storage.transportState, 'other'),
+      cookieName: 'other_session',
+    });
+    expect(settings.cookieName).toBe('chat_notify_session');
+    expect(other.cookieName).toBe('other_session');
+    const sessions: string[] = [];
+    for (const signIn of [settings, other]) {
+      await signIn.setPassword(alice, 'correct horse');
+      const result = await signIn.signIn('alice@acme.test', 'correct horse', '192.0.2.1');
+      if (result.outcome !== 'signed-in') throw new Error(`not signed in: ${result.outcome}`);
+      sessions.push(result.sessionId);
+    }
+    // One browser, both cookies: each sign-in finds its own session under its own name.
+    const cookies = { chat_notify_session: sessions[0] ?? '', other_session: sessions[1] ?? '' };
+    const browser = { method: 'GET', path: '/', headers: {}, cookies, clientAddress: '192.0.2.1' };
+    expect(await settings.resolveUser(browser)).toEqual(alice);
+    expect(await other.resolveUser(browser)).toEqual(alice);
+  });
+
+  it.each(['', 'two words', 'semi;colon', 'é'])('refuses %j as a cookie name', (cookieName) => {
+    const storage = memoryStorage();
+    expect(() =>
+      passwordSignIn({ state: scopedTransportState(storage.transportState, 'account'), cookieName }),
+    ).toThrow(RangeError);
+  });
+});
