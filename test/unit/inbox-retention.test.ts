@@ -165,6 +165,58 @@ describe('inbox messages with a retention', () => {
   });
 });
 
+describe('inbox messages under instances of different retentions', () => {
+  const day = 24 * 3600_000;
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('lists what an instance of another retention delivered, an open request until its timeout', async () => {
+    const clock = manualClock();
+    const state = memoryStorage({ clock }).transportState;
+    const before = inboxMessages({ state, clock, retentionMs: 30 * day });
+    const timeout = clock.now() + 3 * day;
+    await before.add({ ...message('req_open', clock.now()), kind: 'interactive', term: open(timeout) }, 1);
+    clock.advance(1);
+    await before.add(message('notif_plain', clock.now()), 0);
+    clock.advance(1);
+    await flush();
+
+    // The service starts again with a retention of a week: a new process, lists of other names.
+    const after = inboxMessages({ state, clock, retentionMs: 7 * day });
+    expect((await after.list('bob@acme.test')).map((m) => m.text)).toEqual(['req_open', 'notif_plain']);
+    await after.add(message('notif_after', clock.now()), 0);
+    await flush();
+    expect((await before.list('bob@acme.test')).map((m) => m.text)).toEqual([
+      'req_open',
+      'notif_plain',
+      'notif_after',
+    ]);
+    // Two days on, the request is still open and listed; a week on, the plain send of the new
+    // retention has gone as its record did, the one of the old retention stays for its 30 days.
+    clock.advance(2 * day);
+    expect((await after.list('bob@acme.test')).map((m) => m.text)).toEqual([
+      'req_open',
+      'notif_plain',
+      'notif_after',
+    ]);
+    clock.advance(6 * day);
+    expect((await after.list('bob@acme.test')).map((m) => m.text)).toEqual(['req_open', 'notif_plain']);
+  });
+
+  it('forgets a retention no process said for longer than its lists may hold a live message', async () => {
+    const clock = manualClock();
+    const state = memoryStorage({ clock }).transportState;
+    const short = inboxMessages({ state, clock, retentionMs: 1000 });
+    await short.add(message('notif_short', clock.now()), 0);
+    await flush();
+    expect((await state.get('retentions'))?.value).toContain('[1000,');
+    clock.advance(2 * (1000 + 7 * day + 60_000) + 3600_000);
+    const other = inboxMessages({ state, clock, retentionMs: 30 * day });
+    await other.add(message('notif_other', clock.now()), 0);
+    await flush();
+    expect(JSON.parse((await state.get('retentions'))?.value ?? '[]')).toEqual([[30 * day, clock.now()]]);
+  });
+});
+
 describe('createNotifier retention', () => {
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses a retention of %s ms', (retention) => {
     expect(() => createNotifier({ storage: memoryStorage(), transports: [], retention })).toThrow(RangeError);

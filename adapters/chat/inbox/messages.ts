@@ -106,6 +106,40 @@ const openSpans = (retentionMs: number): number[] => {
   return spans;
 };
 
+/**
+ * The record of the retentions whose lists may hold live messages, each with when a process using it
+ * last said so: `[[retentionMs, saidAt], …]`. The lists' names follow the retention, so that an
+ * instance with another retention (a changed `NOTIFY_RETENTION_DAYS`, or instances set apart) reads
+ * the lists of the others too, and still lists a message while its request is open.
+ */
+const retentionsKey = 'retentions';
+
+/** How often a process says again that its retention's lists are in use. */
+const retentionSaidEveryMs = 60 * 60_000;
+
+/** How long after it was last said a retention's lists may hold live messages: two of its longest periods. */
+const retentionListedMs = (retentionMs: number): number =>
+  2 * (retentionMs + longestOpenMs + listedLagMs) + retentionSaidEveryMs;
+
+/** The retentions of the record whose lists may hold live messages at `now`, by retention. */
+const liveRetentions = (value: string | undefined, now: number): Map<number, number> => {
+  const live = new Map<number, number>();
+  let entries: unknown = [];
+  try {
+    entries = JSON.parse(value ?? '[]');
+  } catch {
+    // Garbage in the record: it is written again by the next process that says its retention.
+  }
+  if (!Array.isArray(entries)) return live;
+  for (const entry of entries) {
+    if (!Array.isArray(entry)) continue;
+    const [retentionMs, saidAt] = entry as unknown[];
+    if (typeof retentionMs !== 'number' || !(retentionMs > 0) || typeof saidAt !== 'number') continue;
+    if (saidAt + retentionListedMs(retentionMs) > now) live.set(retentionMs, saidAt);
+  }
+  return live;
+};
+
 /** How long from `now` a copy of `term` stays open, or null when its request is not open. */
 const openTime = ({ expiresAt, open }: Term, now: number): number | null =>
   open && expiresAt !== null && Number.isFinite(expiresAt) ? Math.max(0, expiresAt - now) : null;
@@ -228,18 +262,39 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     term.expiresAt !== null &&
     clock.now() > term.expiresAt + listedLagMs;
 
-  /** Every list that may hold a live message of `recipient`: two periods of each length. */
-  const listKeys = (recipient: string): string[] => {
-    if (retentionMs === undefined) return [recipientKey(recipient)];
-    const now = clock.now();
+  /**
+   * Every list that may hold a live message of `recipient` delivered by a process of `retention`
+   * (none: one list): two periods of each length.
+   */
+  const listKeys = (recipient: string, retention: number | undefined, now: number): string[] => {
+    if (retention === undefined) return [recipientKey(recipient)];
     const both = (length: number, key: (epoch: number) => string): string[] => {
       const current = Math.floor(now / length);
       return [key(current - 1), key(current)];
     };
     return [
-      ...both(retentionMs, (epoch) => epochKey(recipient, epoch)),
-      ...spans.flatMap((span, rank) => both(retentionMs + span, (epoch) => openKey(rank, recipient, epoch))),
+      ...both(retention, (epoch) => epochKey(recipient, epoch)),
+      ...(retention === retentionMs ? spans : openSpans(retention)).flatMap((span, rank) =>
+        both(retention + span, (epoch) => openKey(rank, recipient, epoch)),
+      ),
     ];
+  };
+
+  /** When this process last said its retention's lists are in use; at its first delivery, and hourly. */
+  let retentionSaidAt = Number.NEGATIVE_INFINITY;
+
+  /** Writes this process's retention into the record of {@link retentionsKey}, dropping those gone. */
+  const sayRetention = async (retention: number, now: number): Promise<void> => {
+    for (;;) {
+      const kept = await state.get(retentionsKey);
+      const live = liveRetentions(kept?.value, now);
+      live.set(retention, now);
+      let ttlMs = 1;
+      for (const [each, saidAt] of live) ttlMs = Math.max(ttlMs, saidAt + retentionListedMs(each) - now);
+      const value = JSON.stringify([...live]);
+      if ((await state.compareAndSet(retentionsKey, value, kept?.version ?? null, { ttlMs })) !== null)
+        return;
+    }
   };
 
   /**
@@ -355,6 +410,14 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       const now = clock.now();
       const options = recordOptions(delivery.term, now);
       const list = listOf(delivery.recipient, delivery.term, now);
+      if (retentionMs !== undefined && now - retentionSaidAt >= retentionSaidEveryMs) {
+        retentionSaidAt = now;
+        // Not waited for: it matters to the instances of other retentions, not to this delivery.
+        // A failure is said again at the next delivery.
+        sayRetention(retentionMs, now).catch(() => {
+          retentionSaidAt = Number.NEGATIVE_INFINITY;
+        });
+      }
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
@@ -411,7 +474,18 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     },
 
     async list(recipient) {
-      const lists = await Promise.all(listKeys(recipient).map((key) => state.readList(key)));
+      const now = clock.now();
+      const [said, ...own] = await Promise.all([
+        state.get(retentionsKey),
+        ...listKeys(recipient, retentionMs, now).map((key) => state.readList(key)),
+      ]);
+      const others = [...liveRetentions(said?.value, now).keys()].filter((each) => each !== retentionMs);
+      const lists = [
+        ...own,
+        ...(await Promise.all(
+          others.flatMap((each) => listKeys(recipient, each, now)).map((key) => state.readList(key)),
+        )),
+      ];
       // A delivery tried again lists its send again: one message per send.
       const entries = [...new Set(lists.flat())];
       const keys = entries.flatMap((entry) =>
