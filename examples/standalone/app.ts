@@ -130,6 +130,9 @@ export async function startStandalone(
       rateLimits: {
         perKey: config.NOTIFY_RATE_LIMIT_PER_KEY,
         perOrganization: config.NOTIFY_RATE_LIMIT_PER_ORGANIZATION,
+        ...(config.NOTIFY_RATE_LIMIT_KEY_CREATION
+          ? { keyCreation: config.NOTIFY_RATE_LIMIT_KEY_CREATION }
+          : {}),
       },
       trustProxy: config.NOTIFY_TRUST_PROXY,
       retention: { days: config.NOTIFY_RETENTION_DAYS },

@@ -111,6 +111,7 @@ const environmentSchema = z
     NOTIFY_REDIS_PREFIX: z.string().min(1, 'must not be empty (unset, chat-notify:)').default('chat-notify:'),
     NOTIFY_RATE_LIMIT_PER_KEY: z.preprocess(blankAsUnset, rateLimit.prefault('10/2')),
     NOTIFY_RATE_LIMIT_PER_ORGANIZATION: z.preprocess(blankAsUnset, rateLimit.prefault('50/5')),
+    NOTIFY_RATE_LIMIT_KEY_CREATION: z.preprocess(blankAsUnset, rateLimit.optional()),
     LOG_LEVEL: z.preprocess(
       blankAsUnset,
       z

@@ -22,7 +22,8 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`${chromiumPath} is required in CI (apt-get install -y chromium)`);
     mkdirSync(screenshots, { recursive: true });
-    service = await startStandaloneProcess();
+    // Some tests create more keys than a person would at once.
+    service = await startStandaloneProcess({ NOTIFY_RATE_LIMIT_KEY_CREATION: '100/1' });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   });

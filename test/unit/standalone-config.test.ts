@@ -23,6 +23,7 @@ describe('a variable set to nothing', () => {
       'PORT',
       'NOTIFY_RATE_LIMIT_PER_KEY',
       'NOTIFY_RATE_LIMIT_PER_ORGANIZATION',
+      'NOTIFY_RATE_LIMIT_KEY_CREATION',
       'LOG_LEVEL',
       'NOTIFY_ALLOW_INSECURE_CALLBACKS',
       'NOTIFY_TRUST_PROXY',
@@ -120,17 +121,28 @@ describe('the *_TIMEOUT_MS settings', () => {
 });
 
 describe('the rate limits', () => {
-  it.each(['NOTIFY_RATE_LIMIT_PER_KEY', 'NOTIFY_RATE_LIMIT_PER_ORGANIZATION'] as const)(
-    '%s refuses a limit that lets nothing through, now or later',
-    (name) => {
-      expect(readConfig({ [name]: '1/0.5' })[name]).toEqual({ burst: 1, perSecond: 0.5 });
-      for (const value of ['0/0', '0/5', '10/0']) {
-        expect(() => readConfig({ [name]: value })).toThrow(
-          new RegExp(`must let requests through[\\s\\S]*${name}`),
-        );
-      }
-    },
-  );
+  it.each([
+    'NOTIFY_RATE_LIMIT_PER_KEY',
+    'NOTIFY_RATE_LIMIT_PER_ORGANIZATION',
+    'NOTIFY_RATE_LIMIT_KEY_CREATION',
+  ] as const)('%s refuses a limit that lets nothing through, now or later', (name) => {
+    expect(readConfig({ [name]: '1/0.5' })[name]).toEqual({ burst: 1, perSecond: 0.5 });
+    for (const value of ['0/0', '0/5', '10/0']) {
+      expect(() => readConfig({ [name]: value })).toThrow(
+        new RegExp(`must let requests through[\\s\\S]*${name}`),
+      );
+    }
+  });
+});
+
+describe('the limit of key creations', () => {
+  it('is the library default (10 at once, 10 an hour) unless set', () => {
+    expect(readConfig({}).NOTIFY_RATE_LIMIT_KEY_CREATION).toBeUndefined();
+    expect(readConfig({ NOTIFY_RATE_LIMIT_KEY_CREATION: '20/0.01' }).NOTIFY_RATE_LIMIT_KEY_CREATION).toEqual({
+      burst: 20,
+      perSecond: 0.01,
+    });
+  });
 });
 
 describe('numbers of the other settings', () => {
