@@ -12,6 +12,7 @@ export { isNotifyError, NotifyError } from './errors.js';
 export type { TrustProxy } from './http/client-address.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { openApiDocument } from './http/openapi.js';
+export type { IncomingHeaders } from './http/request-headers.js';
 export { originForm } from './http/request-target.js';
 export type { HttpResponse } from './http/types.js';
 export type { Notifier, NotifierOptions } from './notifier.js';
