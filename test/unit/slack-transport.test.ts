@@ -247,6 +247,18 @@ describe('Slack transport against a fake Slack Web API', () => {
     });
   });
 
+  it("waits Slack's Retry-After and no longer: the retries' own pauses are for failures, not for a 429", async () => {
+    // The default pauses between retries, 1 to 2 s for the first: the SDK added one after the wait.
+    const { slack, send } = await start({ retry: {} });
+    slack.inject('chat.postMessage', { kind: 'rate-limited', retryAfterSeconds: 1 });
+    const started = performance.now();
+    expect((await send({ user_emails: [bob], message: 'Hello' })).status).toBe(200);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThan(1900);
+    expect(slack.callsTo('chat.postMessage')).toHaveLength(2);
+  });
+
   it("fails a delivery at once when Slack's 429 asks to wait longer than retry.maxRetryAfterMs", async () => {
     const { slack, send, logger } = await start({ retry: { ...fastRetry, maxRetryAfterMs: 30_000 } });
     slack.inject('chat.postMessage', { kind: 'rate-limited', retryAfterSeconds: 3600 });

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RetryAfterTooLongError, webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
+import { RateLimitedError, webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
 
 interface Received {
   method: string;
@@ -53,7 +53,7 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       res.writeHead(200, 'OK').end('{"ok":true,"ts":"1.000001","text":"héllo"}');
     });
     const body = 'channel=D1&text=h%C3%A9llo';
-    const response = await webApiFetch(1000, 60_000)(url, {
+    const response = await webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: 'Bearer xoxb-1' },
       body,
@@ -81,16 +81,72 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
 
   it('answers an HTTP error as a response, not a rejection, so the client decides whether to retry', async () => {
     const { url } = await serve((res) => res.writeHead(503).end('{"ok":false}'));
-    const response = await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
+    const response = await webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
+      method: 'POST',
+      body: '',
+    });
     expect(response).toMatchObject({ ok: false, status: 503 });
     expect(await response.text()).toBe('{"ok":false}');
   });
 
-  it('answers a 429 whose Retry-After is within the longest wait, for the client to wait it out', async () => {
-    const { url } = await serve((res) => res.writeHead(429, { 'retry-after': '60' }).end('{"ok":false}'));
-    const response = await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
-    expect(response).toMatchObject({ ok: false, status: 429 });
-    expect(response.headers.get('retry-after')).toBe('60');
+  it('waits out a 429 for its Retry-After, no longer, and makes the call again', async () => {
+    let answered = 0;
+    const { url, received } = await serve((res) => {
+      answered += 1;
+      if (answered === 1) res.writeHead(429, { 'retry-after': '1' }).end('{"ok":false}');
+      else res.writeHead(200).end('{"ok":true}');
+    });
+    const told: [number, string][] = [];
+    const started = performance.now();
+    const response = await webApiFetch({
+      timeoutMs: 1000,
+      maxRetryAfterMs: 60_000,
+      onRateLimited: (seconds, calledUrl) => told.push([seconds, calledUrl]),
+    })(url, { method: 'POST', body: 'text=hi', headers: { authorization: 'Bearer xoxb-a' } });
+    const waited = performance.now() - started;
+    expect(response.status).toBe(200);
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThan(1900);
+    expect(received.map((call) => call.body)).toEqual(['text=hi', 'text=hi']);
+    expect(told).toEqual([[1, url]]);
+  });
+
+  it('holds the other calls of the workspace while a 429 is waited out, not those of another', async () => {
+    let answered = 0;
+    const { url, received } = await serve((res) => {
+      answered += 1;
+      if (answered === 1) res.writeHead(429, { 'retry-after': '1' }).end('{"ok":false}');
+      else res.writeHead(200).end('{"ok":true}');
+    });
+    const fetch = webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 });
+    const call = (token: string, body: string) =>
+      fetch(url, { method: 'POST', body, headers: { Authorization: `Bearer ${token}` } });
+    const first = call('xoxb-a', 'first');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    const sameWorkspace = call('xoxb-a', 'same workspace');
+    const otherWorkspace = await call('xoxb-b', 'other workspace');
+    expect(otherWorkspace.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect((await sameWorkspace).status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+    expect((await first).status).toBe(200);
+    const bodies = received.map((each) => each.body);
+    expect(bodies.slice(0, 2)).toEqual(['first', 'other workspace']);
+    expect(bodies.slice(2).sort()).toEqual(['first', 'same workspace']);
+  });
+
+  it('fails a call that Slack answers 429 again after every wait allowed', async () => {
+    const { url, received } = await serve((res) =>
+      res.writeHead(429, { 'retry-after': '0' }).end('{"ok":false}'),
+    );
+    const call = webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000, rateLimitRetries: 2 })(url, {
+      method: 'POST',
+      body: '',
+    });
+    await expect(call).rejects.toThrow(RateLimitedError);
+    await expect(call).rejects.toThrow('Slack answered 429 again after 2 waits (retry.retries: 2)');
+    expect(received).toHaveLength(3);
   });
 
   it('rejects a 429 whose Retry-After asks for longer than the longest wait, read as the client reads it', async () => {
@@ -101,13 +157,19 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     // The client waits `parseInt` of the header: each of these is an hour to it.
     for (const value of ['3600', '3600.0', '+3600', '3600s']) {
       retryAfter = value;
-      const call = webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
-      await expect(call).rejects.toThrow(RetryAfterTooLongError);
+      const call = webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
+        method: 'POST',
+        body: '',
+      });
+      await expect(call).rejects.toThrow(RateLimitedError);
       await expect(call).rejects.toThrow('Slack answered 429 and asked to wait 3600 s');
     }
     // A date is no number to the client, which gives up on the 429 at once: it is answered as it is.
     retryAfter = new Date(Date.now() + 3_600_000).toUTCString();
-    const dated = await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' });
+    const dated = await webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
+      method: 'POST',
+      body: '',
+    });
     expect(dated.status).toBe(429);
   });
 
@@ -115,7 +177,11 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     const { url } = await serve((res) =>
       res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('{"ok":true}')),
     );
-    expect(await (await webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' })).json()).toEqual({
+    expect(
+      await (
+        await webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, { method: 'POST', body: '' })
+      ).json(),
+    ).toEqual({
       ok: true,
     });
   });
@@ -125,9 +191,9 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       setTimeout(() => res.writeHead(200).end('{"ok":true}'), 5000);
     });
     const started = performance.now();
-    await expect(webApiFetch(100, 60_000)(url, { method: 'POST', body: '' })).rejects.toThrow(
-      'Slack Web API call timed out after 100 ms',
-    );
+    await expect(
+      webApiFetch({ timeoutMs: 100, maxRetryAfterMs: 60_000 })(url, { method: 'POST', body: '' }),
+    ).rejects.toThrow('Slack Web API call timed out after 100 ms');
     expect(performance.now() - started).toBeLessThan(2500);
   });
 
@@ -137,13 +203,19 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       res.write('{"ok":');
       setTimeout(() => res.destroy(), 10);
     });
-    await expect(webApiFetch(1000, 60_000)(url, { method: 'POST', body: '' })).rejects.toThrow();
+    await expect(
+      webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, { method: 'POST', body: '' }),
+    ).rejects.toThrow();
   });
 
   it('rejects a redirect instead of following it', async () => {
     const { url, received } = await serve((res) => res.writeHead(302, { location: '/elsewhere' }).end());
     await expect(
-      webApiFetch(1000, 60_000)(url, { method: 'POST', body: '', redirect: 'error' }),
+      webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
+        method: 'POST',
+        body: '',
+        redirect: 'error',
+      }),
     ).rejects.toThrow(/redirect \(302\)/);
     expect(received).toHaveLength(1);
   });
@@ -153,16 +225,23 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
       setTimeout(() => res.writeHead(200).end('{"ok":true}'), 300);
     });
     const controller = new AbortController();
-    const call = webApiFetch(0, 60_000)(url, { method: 'POST', body: '', signal: controller.signal });
+    const call = webApiFetch({ timeoutMs: 0, maxRetryAfterMs: 60_000 })(url, {
+      method: 'POST',
+      body: '',
+      signal: controller.signal,
+    });
     controller.abort(new Error('gave up'));
     await expect(call).rejects.toThrow('gave up');
   });
 
   it('refuses a multipart body: the transport uploads no files', async () => {
     const { url, received } = await serve((res) => res.writeHead(200).end('{"ok":true}'));
-    await expect(webApiFetch(1000, 60_000)(url, { method: 'POST', body: new FormData() })).rejects.toThrow(
-      TypeError,
-    );
+    await expect(
+      webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 })(url, {
+        method: 'POST',
+        body: new FormData(),
+      }),
+    ).rejects.toThrow(TypeError);
     expect(received).toEqual([]);
   });
 });

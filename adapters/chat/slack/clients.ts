@@ -3,18 +3,18 @@ import {
   LogLevel,
   type Logger as SlackLogger,
   WebClient,
-  WebClientEvent,
   type WebClientOptions,
 } from '@slack/web-api';
 import type { Logger } from '../../../core/adapter-kit.js';
-import { PostOutcomeUnknownError, RetryAfterTooLongError, webApiFetch } from './web-api-fetch.js';
+import { PostOutcomeUnknownError, RateLimitedError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
 export interface SlackRetryOptions {
   /**
-   * How many times a call is tried again after a `429` (each time after waiting its
-   * `Retry-After`), a `5xx` or a network failure; 3 by default. A `429` pauses every call to the
-   * workspace while it is waited out. Errors Slack answers with `ok: false` are never retried.
+   * How many times a call is tried again after a `5xx` or a network failure, and, apart, after a
+   * `429` (each time after waiting its `Retry-After`, and no longer); 3 by default. A `429` pauses
+   * every call to the workspace while it is waited out. Errors Slack answers with `ok: false` are
+   * never retried.
    */
   retries?: number;
   /** Pause before the first retry, doubling each time (ms, default 1000). */
@@ -50,7 +50,7 @@ export interface SlackClientSettings {
 const neverRetried = {
   onFailedAttempt(error: unknown): void {
     const original = (error as { original?: unknown } | null)?.original;
-    if (original instanceof PostOutcomeUnknownError || original instanceof RetryAfterTooLongError) {
+    if (original instanceof PostOutcomeUnknownError || original instanceof RateLimitedError) {
       throw error;
     }
   },
@@ -74,7 +74,17 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
       ...neverRetried,
     },
     // The deadline is kept by the fetch: the client's own costs a transferable signal per call.
-    fetch: webApiFetch(settings.requestTimeoutMs, settings.retry.maxRetryAfterMs ?? 60_000),
+    fetch: webApiFetch({
+      timeoutMs: settings.requestTimeoutMs,
+      maxRetryAfterMs: settings.retry.maxRetryAfterMs ?? 60_000,
+      rateLimitRetries: settings.retry.retries ?? 3,
+      onRateLimited: (retryAfterSeconds, url) => {
+        settings.logger.warn('Slack rate limit: waiting before retrying', {
+          retryAfterSeconds,
+          method: url.slice(settings.apiUrl.length),
+        });
+      },
+    }),
     timeout: 0,
     rejectRateLimitedCalls: false,
     allowAbsoluteUrls: false,
@@ -85,12 +95,6 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
     let client = clients.get(botToken);
     if (client === undefined) {
       client = new WebClient(botToken, options);
-      client.on(WebClientEvent.RATE_LIMITED, (retryAfterSeconds: number, { url }: { url: string }) => {
-        settings.logger.warn('Slack rate limit: waiting before retrying', {
-          retryAfterSeconds,
-          method: url.slice(settings.apiUrl.length),
-        });
-      });
       clients.set(botToken, client);
     }
     return client;

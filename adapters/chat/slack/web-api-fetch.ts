@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import type { FetchFunction } from '@slack/web-api';
@@ -14,10 +15,11 @@ type FetchResponse = Awaited<ReturnType<FetchFunction>>;
 export class PostOutcomeUnknownError extends Error {}
 
 /**
- * A `429` whose `Retry-After` asks for longer than the transport waits: nothing was done, and the
- * client must not retry it (`clients.ts`), or every call to the workspace would pause that long.
+ * A `429` the transport does not wait out: its `Retry-After` asks for longer than it waits, or it
+ * came again after every wait allowed. Nothing was done, and the client must not retry it
+ * (`clients.ts`), or every call to the workspace would pause that long.
  */
-export class RetryAfterTooLongError extends Error {}
+export class RateLimitedError extends Error {}
 
 /** Codes of failures to connect: such a call never reached Slack, and may be made again. */
 const neverSent = new Set([
@@ -32,6 +34,18 @@ const neverSent = new Set([
 /** The methods that post something new: calling one twice makes two of it. */
 const posting = /\/chat\.postMessage$/;
 
+/** Options of {@link webApiFetch}. */
+export interface WebApiFetchOptions {
+  /** Deadline for an answer's headers, and again for its body (ms; 0: none). */
+  timeoutMs: number;
+  /** Longest `Retry-After` of a `429` that is waited out (ms). */
+  maxRetryAfterMs: number;
+  /** How many `429`s of one call are waited out before it fails; 3 by default. */
+  rateLimitRetries?: number;
+  /** Told of each `429` about to be waited out, with the method called. */
+  onRateLimited?: (retryAfterSeconds: number, url: string) => void;
+}
+
 /**
  * The `fetch` of the transport's Web API clients: undici's `request` on one keep-alive connection
  * pool, with a deadline of `timeoutMs` for the answer's headers and again for its body (0: none).
@@ -41,12 +55,21 @@ const posting = /\/chat\.postMessage$/;
  * recipient on the event loop that serves the API. The Web API needs none of what it adds: every
  * call is a small form-encoded POST answered by a small JSON body (the transport uploads no files,
  * which the client would send as `FormData`). Redirects are not followed, and a body a proxy
- * compressed anyway is decompressed. A `429` that asks to wait longer than `maxRetryAfterMs` fails
- * with {@link RetryAfterTooLongError}.
+ * compressed anyway is decompressed.
+ *
+ * A `429` is waited out here, for its `Retry-After` and no longer, and the call made again: the
+ * client would add the pause of its next retry to that wait (1 to 2 s for the first), and count the
+ * `429` among the retries meant for failures. Meanwhile every call of the same workspace (bot token)
+ * waits too, as the client pauses its queue. One that asks for longer than `maxRetryAfterMs`, or
+ * comes again after `rateLimitRetries` waits, fails with {@link RateLimitedError}.
  */
-export function webApiFetch(timeoutMs: number, maxRetryAfterMs: number): FetchFunction {
+export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
+  const { timeoutMs, maxRetryAfterMs, rateLimitRetries = 3, onRateLimited } = options;
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  return async (url, init = {}) => {
+  /** Until when the calls of a workspace wait, by their `Authorization` header. */
+  const pausedUntil = new Map<string, number>();
+
+  const attempt: FetchFunction = async (url, init = {}) => {
     const body = init.body ?? '';
     if (typeof body !== 'string') {
       throw new TypeError('The Slack transport makes form-encoded calls only, no uploads');
@@ -82,19 +105,45 @@ export function webApiFetch(timeoutMs: number, maxRetryAfterMs: number): FetchFu
       }
       throw failure;
     }
-    const response = fetchResponse(String(url), answer, bytes);
-    if (response.status === 429) {
-      // Read as the client reads it (`parseRetryHeaders`), so that whatever it would wait is bounded.
-      // A date is no number to it, and it gives up on such a 429 at once.
+    return fetchResponse(String(url), answer, bytes);
+  };
+
+  return async (url, init = {}) => {
+    const workspace = authorizationOf(init.headers);
+    for (let waits = 0; ; waits += 1) {
+      const until = pausedUntil.get(workspace) ?? 0;
+      if (until > Date.now()) await sleep(until - Date.now());
+      const response = await attempt(url, init);
+      if (response.status !== 429) return response;
+      // Read as the client reads it (`parseRetryHeaders`). A date is no number to it, and it gives
+      // up on such a 429 at once: it is answered as it is.
       const seconds = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
+      if (Number.isNaN(seconds)) return response;
       if (seconds * 1000 > maxRetryAfterMs) {
-        throw new RetryAfterTooLongError(
+        throw new RateLimitedError(
           `Slack answered 429 and asked to wait ${seconds} s, longer than the transport waits (retry.maxRetryAfterMs: ${maxRetryAfterMs} ms): not tried again`,
         );
       }
+      if (waits >= rateLimitRetries) {
+        throw new RateLimitedError(
+          `Slack answered 429 again after ${waits} waits (retry.retries: ${rateLimitRetries}): not tried again`,
+        );
+      }
+      onRateLimited?.(seconds, String(url));
+      const resume = Date.now() + seconds * 1000;
+      pausedUntil.set(workspace, Math.max(resume, pausedUntil.get(workspace) ?? 0));
+      await sleep(resume - Date.now());
+      if ((pausedUntil.get(workspace) ?? 0) <= Date.now()) pausedUntil.delete(workspace);
     }
-    return response;
   };
+}
+
+/** The `Authorization` header of a call: which workspace (bot token) it is made for. */
+function authorizationOf(headers: Record<string, string> | undefined): string {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'authorization') return value;
+  }
+  return '';
 }
 
 /** Decoders of the encodings a proxy on the way might compress with, though none is asked for. */
