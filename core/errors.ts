@@ -63,7 +63,14 @@ export class NotifyError extends Error {
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && notifyErrorBrand in value;
+    // A subclass an application derives keeps the usual check: not every error of the library is one.
+    if (this !== NotifyError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      notifyErrorBrand in value &&
+      !Object.hasOwn(value, notifyErrorBrand)
+    );
   }
 
   override readonly name = 'NotifyError';

@@ -27,7 +27,8 @@ export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
     logger.debug('client disconnected before the request body was complete', { reason: error.reason });
     return errorResponse(400, 'Request body was not received completely');
   }
-  if (isNotifyError(error) && error.code !== 'internal') {
+  // A code this copy does not know (an error of a newer copy of the library) is an unexpected one.
+  if (isNotifyError(error) && error.code !== 'internal' && Object.hasOwn(statusOf, error.code)) {
     const retryAfter = error.retryAfterSeconds ?? (error.code === 'unavailable' ? 1 : undefined);
     if (error.code === 'unavailable')
       logger.warn('storage unavailable', { cause: String(error.cause ?? error) });

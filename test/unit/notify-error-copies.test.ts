@@ -31,6 +31,32 @@ describe('the errors of another copy of the library', () => {
     expect(isNotifyError(null)).toBe(false);
   });
 
+  it('leave the subclasses an application derives their usual instanceof, and the prototype out', () => {
+    class AppError extends NotifyError {}
+    expect(new AppError('conflict', 'x')).toBeInstanceOf(AppError);
+    expect(new AppError('conflict', 'x')).toBeInstanceOf(NotifyError);
+    expect(new NotifyError('conflict', 'x')).not.toBeInstanceOf(AppError);
+    expect(new otherCopy.NotifyError('conflict', 'x')).not.toBeInstanceOf(AppError);
+    expect(NotifyError.prototype).not.toBeInstanceOf(NotifyError);
+  });
+
+  it('one of a code this copy does not know (a newer copy) is answered 500, not thrown on', async () => {
+    const storage = memoryStorage();
+    const newer = new otherCopy.NotifyError('payment_required' as 'conflict', 'A code of a later release');
+    const requests = {
+      ...storage.requests,
+      getRequest: async () => {
+        throw newer;
+      },
+    };
+    const notifier = createNotifier({ storage: { ...storage, requests }, transports: [] });
+    await notifier.seed(testSeed);
+    const answer = await readStatus(notifier, 'req_AAAAAAAAAAAAAAAAAAAAAAAA');
+    expect(answer?.status).toBe(500);
+    expect(JSON.parse(answer?.body ?? '{}')).toEqual({ status: 'error', details: 'Internal server error' });
+    await notifier.stop();
+  });
+
   it('an unreachable store of the other copy is answered 503, not 500', async () => {
     const storage = memoryStorage();
     const requests = {
