@@ -58,21 +58,6 @@ const notifyErrorBrand: unique symbol = Symbol.for('chat-notify.NotifyError');
  * `instanceof NotifyError` holds for the errors of every copy of the library in a process.
  */
 export class NotifyError extends Error {
-  static {
-    Object.defineProperty(NotifyError.prototype, notifyErrorBrand, { value: true });
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    // A subclass an application derives keeps the usual check: not every error of the library is one.
-    if (this !== NotifyError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      notifyErrorBrand in value &&
-      !Object.hasOwn(value, notifyErrorBrand)
-    );
-  }
-
   override readonly name = 'NotifyError';
   readonly code: NotifyErrorCode;
   /** Human-readable reason, safe to show to the caller. */
@@ -93,6 +78,20 @@ export class NotifyError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
+
+Object.defineProperty(NotifyError.prototype, notifyErrorBrand, { value: true });
+Object.defineProperty(NotifyError, Symbol.hasInstance, {
+  value(this: abstract new (...args: never[]) => unknown, value: unknown): boolean {
+    // A subclass an application derives keeps the usual check: not every error of the library is one.
+    if (this !== NotifyError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      notifyErrorBrand in value &&
+      !Object.hasOwn(value, notifyErrorBrand)
+    );
+  },
+});
 
 /** Whether `error` is a {@link NotifyError}, optionally of the given code. */
 export function isNotifyError(error: unknown, code?: NotifyErrorCode): error is NotifyError {
