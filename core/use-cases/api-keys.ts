@@ -88,23 +88,16 @@ export async function storeApiKey(
  * grow without bound what every admin page and revocation reads. A refusal takes no token.
  */
 async function admitKeyCreation(context: CoreContext, owner: User): Promise<void> {
-  const keys = await context.storage.directory.listApiKeys({
-    organizationId: owner.organizationId,
-    userId: owner.id,
-  });
-  if (keys.filter((key) => key.revokedAt === null).length >= maxValidKeysPerUser) {
-    throw new NotifyError(
-      'unprocessable',
-      `You hold ${maxValidKeysPerUser} valid API keys, the most a user may: revoke one to create another`,
-    );
-  }
+  if ((await validKeysOf(context, owner)) >= maxValidKeysPerUser) throw tooManyKeys();
   const { burst, perSecond } = context.rateLimits.keyCreation;
   const short = await context.storage.rateLimits.take(
     [{ key: `key-creations:${owner.id}`, capacity: burst, refillPerSecond: perSecond }],
     1,
   );
   if (short !== null) {
-    const wait = Math.ceil(1 / perSecond);
+    // The wait for one token from an empty bucket, at most a day: a rate so low that it is longer
+    // would say nothing useful.
+    const wait = Math.min(Math.ceil(1 / perSecond), 24 * 3600);
     throw new NotifyError(
       'rate_limited',
       `Too many API keys created: try again in ${wait >= 120 ? `${Math.ceil(wait / 60)} minutes` : `${wait} seconds`}`,
@@ -112,6 +105,21 @@ async function admitKeyCreation(context: CoreContext, owner: User): Promise<void
     );
   }
 }
+
+/** How many unrevoked keys `owner` holds. */
+async function validKeysOf(context: CoreContext, owner: User): Promise<number> {
+  const keys = await context.storage.directory.listApiKeys({
+    organizationId: owner.organizationId,
+    userId: owner.id,
+  });
+  return keys.filter((key) => key.revokedAt === null).length;
+}
+
+const tooManyKeys = () =>
+  new NotifyError(
+    'unprocessable',
+    `You hold ${maxValidKeysPerUser} valid API keys, the most a user may: revoke one to create another`,
+  );
 
 /** Creates a personal key for the actor; the plaintext exists only in this answer. */
 export async function createApiKey(
@@ -130,6 +138,13 @@ export async function createApiKey(
   await admitKeyCreation(context, owner);
   const plaintext = generateApiKey();
   const record = await storeApiKey(context, owner, trimmed, plaintext, context.ids.internalId('key'));
+  // Creations at once (several tabs, instances) all passed the count before any was stored: each
+  // counts again once stored, and one that finds the user past the limit takes itself back, so that
+  // racing creations may all be refused but never leave more than the limit valid.
+  if ((await validKeysOf(context, owner)) > maxValidKeysPerUser) {
+    await context.storage.directory.revokeApiKey(record.id, context.clock.now());
+    throw tooManyKeys();
+  }
   return { apiKey: plaintext, key: view(record, owner) };
 }
 

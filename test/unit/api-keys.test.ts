@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { isNotifyError } from '../../core/errors.js';
@@ -6,6 +6,7 @@ import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { digestApiKey } from '../../core/security/api-key-format.js';
 import { type ManualClock, manualClock } from '../support/manual-clock.js';
+import { redisTestStorages, redisUrl } from '../support/redis.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
 let clock: ManualClock;
@@ -160,5 +161,40 @@ describe('limits on creating API keys', () => {
     const keys = await generous.apiKeys.list(bob);
     expect(keys.length).toBe(51);
     expect(keys.filter((key) => key.revokedAt === null).length).toBe(50);
+  });
+});
+
+const redis = await redisTestStorages();
+afterAll(async () => {
+  await redis?.release();
+});
+const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
+if (redis) storages.push(['redis', () => redis.storage()]);
+else console.warn(`API key limits on Redis skipped: no Redis answers at ${redisUrl}`);
+
+describe.each(storages)('creations of API keys at once, on %s', (_name, make) => {
+  it('never leave a user more than 50 valid keys, however many race', async () => {
+    const racing = createNotifier({
+      storage: make(),
+      transports: [],
+      rateLimits: { keyCreation: { burst: 100, perSecond: 0.001 } },
+    });
+    await racing.seed(testSeed);
+    const user = await racing.findUser('acme', 'bob@acme.test');
+    if (!user) throw new Error('bob was not seeded');
+    const member = { userId: user.id, admin: false };
+    // Bob holds the seeded key: 45 valid keys, then 20 creations at once.
+    for (let i = 0; i < 44; i += 1) await racing.apiKeys.create(member, `key ${i}`);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => racing.apiKeys.create(member, `racing ${i}`)),
+    );
+    const valid = (await racing.apiKeys.list(member)).filter((key) => key.revokedAt === null);
+    expect(valid.length).toBeLessThanOrEqual(50);
+    const created = outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+    expect(valid.length).toBe(45 + created);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') expect(isNotifyError(outcome.reason, 'unprocessable')).toBe(true);
+    }
+    await racing.stop();
   });
 });
