@@ -30,8 +30,8 @@ const seedUserSchema = z.strictObject({
   email: emailAddress(),
   name: seedText(200),
   role: z.enum(['admin', 'member']).default('member'),
-  /** Sign-in password for the account pages of the embedding application; not used by the API. */
-  password: boundedText(1, 1024).optional(),
+  /** Sign-in password for the account pages of the embedding application (empty: none); not used by the API. */
+  password: boundedText(0, 1024).optional(),
   apiKeys: z.array(seedKeySchema).default([]),
 });
 

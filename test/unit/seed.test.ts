@@ -161,6 +161,11 @@ describe('a seed whose names and labels no store could keep as text', () => {
     expect(await storage.directory.listUsers()).toEqual([]);
   });
 
+  it('takes an empty password, which gives no sign-in, as before', async () => {
+    const notifier = createNotifier({ storage: memoryStorage(), transports: [] });
+    await expect(notifier.seed(seedWith({ password: '' }))).resolves.toBeUndefined();
+  });
+
   it('loads names and labels of whole characters, emoji and accents included, as given', async () => {
     const storage = memoryStorage();
     const notifier = createNotifier({ storage, transports: [] });
