@@ -277,6 +277,20 @@ describe('Teams transport: failures', () => {
     expect(w.connector.callsTo('send')).toHaveLength(1);
   });
 
+  it('reaches a user marked unreachable again once they answer one of its cards (they unblocked it)', async () => {
+    const w = await start();
+    await w.install(bob);
+    await w.ask(['bob@acme.test']);
+    w.connector.inject('send', { status: 403, code: 'ConversationBlockedByUser' });
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'While blocked' })).status).toBe(500);
+    // Teams sends no activity when a user unblocks an app: their click on the earlier card is the sign.
+    const [card] = w.connector.messagesOf(bob.id);
+    if (!card) throw new Error('bob got no card');
+    expect((await w.click(card, 'approve')).statusCode).toBe(200);
+    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'After the unblock' })).status).toBe(200);
+    expect(w.connector.messagesOf(bob.id).map((message) => message.text)).toContain('After the unblock');
+  });
+
   it.each([
     [429, 0],
     [412, undefined],

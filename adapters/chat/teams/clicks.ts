@@ -144,6 +144,8 @@ interface ClickedCopy {
   aadObjectId: string | null;
   /** Where the recipient's link says their messages go, or null for a message of an earlier release. */
   serviceUrl: string | null;
+  /** Whether the recipient's link is marked unreachable (Teams said they removed or blocked the app). */
+  unreachable: boolean;
 }
 
 /**
@@ -171,12 +173,18 @@ async function clickedCopy(
       userId,
       aadObjectId: member?.aadObjectId ?? null,
       serviceUrl: member?.serviceUrl ?? null,
+      unreachable: member?.unreachable ?? false,
     };
   }
   const legacy = await copies.legacy(conversationId, activityId);
   if (legacy === null || legacy.sendId !== requestId) return null;
   // Its updates go where its own record says, which no click changes.
-  return { ...legacy, message: { conversationId, activityId, delivered: null }, serviceUrl: null };
+  return {
+    ...legacy,
+    message: { conversationId, activityId, delivered: null },
+    serviceUrl: null,
+    unreachable: false,
+  };
 }
 
 /** Whether the clicker is the copy's recipient: the same Teams id, and the same Entra object id when both are known. */
@@ -285,10 +293,17 @@ export async function answerCardAction(
     return errorInvokeResponse(403, 'Only the person this message was sent to can answer it.');
   }
   // Teams may move a tenant to another service URL: the one a click names, which its token vouches
-  // for, is where the recipient's messages are updated and sent from now on.
-  if (copy.serviceUrl !== null && copy.serviceUrl !== activity.serviceUrl) {
+  // for, is where the recipient's messages are updated and sent from now on. And a recipient marked
+  // unreachable who clicks has the app again (Teams tells an unblock by no activity of its own): they
+  // are reached from now on.
+  const moved = copy.serviceUrl !== null && copy.serviceUrl !== activity.serviceUrl;
+  if (moved || copy.unreachable) {
     const serviceUrl = activity.serviceUrl;
-    await context.members.change(copy.tenantId, copy.userId, (member) => ({ ...member, serviceUrl }));
+    await context.members.change(copy.tenantId, copy.userId, (member) => ({
+      ...member,
+      ...(moved ? { serviceUrl } : {}),
+      unreachable: false,
+    }));
   }
 
   const key = AnsweringCopies.key(conversationId, activityId);
