@@ -345,6 +345,33 @@ describe('Teams transport: failures', () => {
     expect(w.logs.some((line) => line.includes('took longer than 200 ms'))).toBe(true);
   });
 
+  it('leaves a deleted message (404 on its update) alone: no refresh sends every card again for hours', async () => {
+    const w = await start();
+    await w.install(bob, carol, dave);
+    await w.ask(['bob@acme.test', 'carol@acme.test', 'dave@acme.test']);
+    const bobsChat = w.connector.personalConversationOf(bob.id);
+    if (!bobsChat) throw new Error('bob has no personal conversation');
+    w.connector.inject('update', { status: 404, code: 'ActivityNotFound' }, 100, bobsChat);
+    await w.click(only(w, carol), 'approve', carol);
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    // Two hours on, as long as the refreshes of a failed update would run.
+    for (let step = 0; step < 12; step += 1) {
+      w.clock.advance(10 * 60_000);
+      await w.notifier.runDueWork();
+    }
+    const updatesOf = (user: typeof bob) =>
+      w.connector
+        .callsTo('update')
+        .filter((call) => call.conversationId === w.connector.personalConversationOf(user.id)).length;
+    // Carol's answer changes no other card; the timeout updates Bob's and Dave's once, none again.
+    expect(updatesOf(bob)).toBe(1);
+    expect(updatesOf(dave)).toBe(1);
+    expect(only(w, dave)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+    expect(w.logs.some((line) => line.startsWith('Teams message gone: not updated'))).toBe(true);
+    expect(w.logs.some((line) => line.includes('gave up updating'))).toBe(false);
+  });
+
   it('marks a user unreachable when an update is refused with 403, and ends that message: no refresh', async () => {
     const w = await start();
     await w.install(bob, carol);

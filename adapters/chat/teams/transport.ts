@@ -203,6 +203,16 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       .catch((error: unknown) => {
         // Teams answered that the user removed or blocked the app: it takes no update, now or later.
         if (isRecipientGone(error)) return false;
+        // The message, or its conversation, is gone (deleted by its recipient or an admin): no update
+        // will ever land, and trying again for hours would send every other copy its card each time.
+        if (httpStatusOf(error) === 404) {
+          logger.info('Teams message gone: not updated', {
+            conversationId,
+            activityId,
+            code: connectorErrorCodeOf(error),
+          });
+          return false;
+        }
         throw error;
       });
     return !updated || !(await state().copies.superseded(message, view.version));
