@@ -94,6 +94,8 @@ export interface FakeConnectorCall {
   body: unknown;
   /** The status answered. */
   status: number;
+  /** When the call came (`performance.now()`). */
+  at: number;
 }
 
 /** A message as its recipient sees it now. */
@@ -426,6 +428,7 @@ export async function startFakeBotConnector(options: FakeBotConnectorOptions): P
       authorized,
       body,
       status: 0,
+      at: performance.now(),
     };
     calls.push(call);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));

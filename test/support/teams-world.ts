@@ -34,7 +34,8 @@ export const options = [
   { text: 'Reject', value: 'reject' },
 ];
 
-const user = (name: string, overrides: Partial<FakeTeamsUser> = {}): FakeTeamsUser => ({
+/** A Teams user of the acme tenant named `name`, with `overrides`. */
+export const user = (name: string, overrides: Partial<FakeTeamsUser> = {}): FakeTeamsUser => ({
   id: `29:${name}`,
   aadObjectId: `aad-${name}`,
   name,

@@ -11,9 +11,10 @@ import {
   options,
   otherTenant,
   teamsWorlds,
+  user,
   user01,
 } from '../support/teams-world.js';
-import { testKeys } from '../support/test-seed.js';
+import { numberedUsers, testKeys } from '../support/test-seed.js';
 
 const start = teamsWorlds();
 
@@ -343,6 +344,22 @@ describe('Teams transport: failures', () => {
     expect(answer.json.details).toContain('bob@acme.test');
     expect(w.connector.callsTo('send')).toHaveLength(1);
     expect(w.logs.some((line) => line.includes('took longer than 200 ms'))).toBe(true);
+  });
+
+  it("keeps a send to many people of one tenant within Teams' 30 calls a second per app and tenant", async () => {
+    const w = await start();
+    const many = numberedUsers.slice(0, 45).map((email) => user(email.split('@')[0] ?? email, { email }));
+    for (const each of many) w.connector.addUser(each);
+    await w.install(...many);
+    const sent = await w.send({ user_emails: many.map((each) => each.email ?? ''), message: 'Release day' });
+    expect(sent.status).toBe(200);
+    const times = w.connector.callsTo('send').map((call) => call.at);
+    expect(times).toHaveLength(45);
+    // Every second holds at most 30 of them (a sliding window): the 31st starts a second after the
+    // first, and arrives about then (the way from the pacer to the fake varies by a few milliseconds).
+    for (let i = 30; i < times.length; i += 1) {
+      expect((times[i] ?? 0) - (times[i - 30] ?? 0)).toBeGreaterThanOrEqual(900);
+    }
   });
 
   it('leaves a deleted message (404 on its update) alone: no refresh sends every card again for hours', async () => {

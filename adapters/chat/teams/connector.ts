@@ -14,6 +14,8 @@ export interface ConversationTarget {
   serviceUrl: string;
   conversationId: string;
   agent: AgentAccount;
+  /** The tenant of the conversation (lower case), whose calls are paced together. */
+  tenantId: string;
 }
 
 /** A user as the roster answers (`GET /v3/conversations/{id}/members/{userId}`). */
@@ -47,6 +49,8 @@ export interface TeamsConnectorSettings {
   retryEnvironment?: RetryEnvironment;
   /** Paces sends and updates per conversation (Teams' limits). */
   pacer: Pacer;
+  /** Paces sends, updates and new conversations per tenant (Teams' limit per app and tenant). */
+  tenantPacer: Pacer;
   /** Longest wait for one HTTP attempt (ms). */
   requestTimeoutMs: number;
   /**
@@ -54,6 +58,12 @@ export interface TeamsConnectorSettings {
    * made once more. Without it a `401` fails the call: the same token would be refused again.
    */
   forgetTokens?: () => void;
+}
+
+/** What paces a call: its conversation, if it has one yet, and its tenant. */
+interface Paced {
+  conversationId: string | null;
+  tenantId: string;
 }
 
 /** The scope of Bot Connector tokens. */
@@ -113,13 +123,18 @@ async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T>
 
 /** The Bot Connector calls, over the SDK's `CloudAdapter`. */
 export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector {
-  const { pacer, retry, requestTimeoutMs } = settings;
-  /** One call, retried; `conversationId` paces it, and only the HTTP exchange is timed, not the pacing. */
-  const retried = <T>(what: string, conversationId: string | null, call: () => Promise<T>): Promise<T> =>
+  const { pacer, tenantPacer, retry, requestTimeoutMs } = settings;
+  /**
+   * One call, retried; `paced` paces it, by its conversation (when it has one) and then its tenant,
+   * and only the HTTP exchange is timed, not the pacing.
+   */
+  const retried = <T>(what: string, paced: Paced | null, call: () => Promise<T>): Promise<T> =>
     withRetries(
       () => {
         const timed = () => within(requestTimeoutMs, what, call());
-        return conversationId === null ? timed() : pacer.run(conversationId, timed);
+        if (paced === null) return timed();
+        const inTenant = () => tenantPacer.run(paced.tenantId, timed);
+        return paced.conversationId === null ? inTenant() : pacer.run(paced.conversationId, inTenant);
       },
       retry,
       settings.retryEnvironment,
@@ -133,31 +148,27 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
    * may be made again; a second `401` fails it. Calls refused together drop the tokens once: each
    * later refusal would throw away the new token an earlier one fetched.
    */
-  const attempt = async <T>(
-    what: string,
-    conversationId: string | null,
-    call: () => Promise<T>,
-  ): Promise<T> => {
+  const attempt = async <T>(what: string, paced: Paced | null, call: () => Promise<T>): Promise<T> => {
     let seen = forgotten;
     const counted = () => {
       seen = forgotten;
       return call();
     };
     try {
-      return await retried(what, conversationId, counted);
+      return await retried(what, paced, counted);
     } catch (error) {
       if (httpStatusOf(error) !== 401 || forgetTokens === undefined) throw error;
       if (seen === forgotten) {
         forgotten += 1;
         forgetTokens();
       }
-      return retried(what, conversationId, call);
+      return retried(what, paced, call);
     }
   };
 
   return {
     async send(target, activity) {
-      const sent = await attempt('Sending a Teams message', target.conversationId, async () => {
+      const sent = await attempt('Sending a Teams message', target, async () => {
         const client = await clientFor(settings, target);
         return client.sendToConversation(pathId(target.conversationId), Activity.fromObject(activity));
       });
@@ -165,7 +176,7 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
     },
 
     async update(target, activityId, activity) {
-      await attempt('Updating a Teams message', target.conversationId, async () => {
+      await attempt('Updating a Teams message', target, async () => {
         const client = await clientFor(settings, target);
         const replacement = Activity.fromObject({ ...activity, id: activityId });
         return client.updateActivity(pathId(target.conversationId), pathId(activityId), replacement);
@@ -193,7 +204,7 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
         .withTenantId(tenantId)
         .isGroup(false)
         .build();
-      return attempt('Creating a Teams conversation', null, async () => {
+      return attempt('Creating a Teams conversation', { tenantId, conversationId: null }, async () => {
         let conversationId: string | undefined;
         await settings.adapter.createConversationAsync(
           settings.appId,

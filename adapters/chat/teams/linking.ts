@@ -91,7 +91,7 @@ async function linkUser(
 ): Promise<void> {
   const { activity, tenantId, agent, account } = input;
   const roster = await context.connector.member(
-    { serviceUrl: activity.serviceUrl, conversationId: activity.conversation.id, agent },
+    { serviceUrl: activity.serviceUrl, conversationId: activity.conversation.id, agent, tenantId },
     account.id,
   );
   // A member of another tenant (an external member of a shared channel) is linked in their own

@@ -16,7 +16,13 @@ export const teamsConversationLimits: readonly PaceWindow[] = [
   { limit: 1800, windowMs: 3_600_000 },
 ];
 
-/** Keeps calls under a set of limits, per key (a conversation). */
+/**
+ * Teams' limit for one app in one tenant, across its conversations: about 30 calls a second
+ * (docs/teams.md, `/work/shared/research/chat-platforms.md`).
+ */
+export const teamsTenantLimits: readonly PaceWindow[] = [{ limit: 30, windowMs: 1000 }];
+
+/** Keeps calls under a set of limits, per key (a conversation, a tenant). */
 export interface Pacer {
   /** Waits until a call under `key` is within every limit, counts it, then runs `operation`. */
   run<T>(key: string, operation: () => Promise<T>): Promise<T>;

@@ -26,7 +26,7 @@ import { FollowUps } from './follow-ups.js';
 import { activityTokenVerifier } from './inbound-auth.js';
 import { markUnreachable } from './linking.js';
 import { type TeamsMember, teamsMembers } from './members.js';
-import { slidingWindowPacer } from './pacer.js';
+import { slidingWindowPacer, teamsTenantLimits } from './pacer.js';
 import { connectorErrorCodeOf, httpStatusOf, retryPolicy, type TeamsRetryOptions } from './retry.js';
 import { normalizeTenantId, type TeamsTenants } from './tenants.js';
 import { connectionsOf, type TeamsTokenProvider } from './token-provider.js';
@@ -112,6 +112,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     adapter,
     retry: retryPolicy(options.retry),
     pacer: slidingWindowPacer(),
+    tenantPacer: slidingWindowPacer(teamsTenantLimits),
     requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
     // The SDK's MSAL client keeps its tokens in caches shared by every client of the process, which
     // are not this transport's to clear: with it, as with a provider that keeps nothing, a 401 fails.
@@ -255,7 +256,7 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       const post = (conversationId: string): Promise<string> =>
         connector
           .send(
-            { serviceUrl: member.serviceUrl, conversationId, agent: member.agent },
+            { serviceUrl: member.serviceUrl, conversationId, agent: member.agent, tenantId: member.tenantId },
             cardMessage(view, card),
           )
           .catch((error: unknown) => markedWhenForbidden(member.tenantId, member.userId, error));
