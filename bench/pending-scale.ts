@@ -144,7 +144,8 @@ type TeamsScale = SlackScale & { keysPerRequest: number };
 
 /**
  * Requests to 3 Teams users each, every user in only one of them: Teams paces each conversation
- * (docs/teams.md), so a user's second message would wait its turn.
+ * (docs/teams.md), so a user's second message would wait its turn. All are of one tenant, whose
+ * calls the transport paces at 30 a second: the sends take about `pending` / 10 seconds.
  */
 async function measureTeamsOnRedis(client: RedisClient, pending: number): Promise<TeamsScale> {
   const keyPrefix = benchKeyPrefix();
@@ -254,7 +255,8 @@ console.log(
     'used_memory, keys prefixed as long as the default), each with its timeout, 3 inbox copies and\n' +
     'their delivery records ("slack": its 3 copies posted to a fake Slack Web API instead of the\n' +
     'inbox; "teams": on Redis, its 3 copies posted to a fake Bot Connector, each to a user of its\n' +
-    'own). expiries/s:\n' +
+    'own, one tenant: its sends/s are of requests, 3 calls each, paced at 30 calls a second per\n' +
+    'tenant as Teams allows). expiries/s:\n' +
     `the "due" requests (all, or ${mostDue.toLocaleString('en')} spread among the pending ones) fall due at once;\n` +
     'runDueWork stores every timeout and updates every copy while the rest stay pending. The expiries\n' +
     `start ${settleMs / 1000} s after the heap was measured: time for the collector to sweep in the background what\n` +
