@@ -202,6 +202,20 @@ describe('inbox messages under instances of different retentions', () => {
     expect((await after.list('bob@acme.test')).map((m) => m.text)).toEqual(['req_open', 'notif_plain']);
   });
 
+  it('lists a copy that an instance of another retention listed anew, before it delivered anything', async () => {
+    const clock = manualClock();
+    const state = memoryStorage({ clock }).transportState;
+    const hourly = inboxMessages({ state, clock, retentionMs: 3600_000 });
+    const timeout = clock.now() + 30 * 60_000;
+    await hourly.add({ ...message('req_late', clock.now()), kind: 'interactive', term: open(timeout) }, 1);
+    // An instance of a month's retention, fresh, runs the timeout three hours late: it lists the copy anew.
+    const monthly = inboxMessages({ state, clock, retentionMs: 30 * day });
+    clock.set(timeout + 3 * 3600_000);
+    expect(await monthly.update(bob('req_late'), 2, expiredView, finished(timeout))).toBe(true);
+    expect((await hourly.list('bob@acme.test')).map((m) => m.footer)).toEqual(['Expired']);
+    expect((await monthly.list('bob@acme.test')).map((m) => m.footer)).toEqual(['Expired']);
+  });
+
   it('forgets a retention no process said for longer than its lists may hold a live message', async () => {
     const clock = manualClock();
     const state = memoryStorage({ clock }).transportState;

@@ -206,7 +206,7 @@ interface ListEntry {
  * (`copy:<send id>:<recipient>`) once its recipient has chosen; a choice is never withdrawn, so it
  * never shows the shared view again. A copy's id names its send and recipient, signed
  * ({@link copyIds}), so nothing maps ids to copies. Delivering costs one round trip, listing at most
- * three rounds of reads.
+ * three rounds of reads, four when an instance of another retention shares the store.
  *
  * With a retention, a message lives a retention after the last change of its send, and never
  * expires while its request is open: every write gives its record a ttl of the retention, plus,
@@ -280,7 +280,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     ];
   };
 
-  /** When this process last said its retention's lists are in use; at its first delivery, and hourly. */
+  /** When this process last said its retention's lists are in use; at its first list entry, and hourly. */
   let retentionSaidAt = Number.NEGATIVE_INFINITY;
 
   /** Writes this process's retention into the record of {@link retentionsKey}, dropping those gone. */
@@ -295,6 +295,22 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       if ((await state.compareAndSet(retentionsKey, value, kept?.version ?? null, { ttlMs })) !== null)
         return;
     }
+  };
+
+  /**
+   * Says this process's retention when it is due, before it enters a list: the first time, the
+   * answer is the write, which the entry waits for, so that no instance of another retention reads
+   * the lists before the record names them; later renewals are not waited for. A failure is said
+   * again at the next entry.
+   */
+  const sayRetentionWhenDue = (now: number): Promise<void> | undefined => {
+    if (retentionMs === undefined || now - retentionSaidAt < retentionSaidEveryMs) return undefined;
+    const first = retentionSaidAt === Number.NEGATIVE_INFINITY;
+    retentionSaidAt = now;
+    const said = sayRetention(retentionMs, now).catch(() => {
+      retentionSaidAt = Number.NEGATIVE_INFINITY;
+    });
+    return first ? said : undefined;
   };
 
   /**
@@ -410,14 +426,6 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       const now = clock.now();
       const options = recordOptions(delivery.term, now);
       const list = listOf(delivery.recipient, delivery.term, now);
-      if (retentionMs !== undefined && now - retentionSaidAt >= retentionSaidEveryMs) {
-        retentionSaidAt = now;
-        // Not waited for: it matters to the instances of other retentions, not to this delivery.
-        // A failure is said again at the next delivery.
-        sayRetention(retentionMs, now).catch(() => {
-          retentionSaidAt = Number.NEGATIVE_INFINITY;
-        });
-      }
       // One round trip: none waits for another. Until the record and the list entry both land,
       // listing skips the send. The read, issued after the write, finds the record another copy
       // wrote first, so that a copy with the same view (all of a send's first deliveries) is done.
@@ -428,6 +436,7 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
         state.compareAndSet(key, sendRecord(delivery, shown), null, options),
         state.append(list.key, delivery.sendId, list.options),
         state.getMany(delivery.kind === 'interactive' ? [key, copyKey(copy)] : [key]),
+        sayRetentionWhenDue(now),
       ]);
       const created = answers[0];
       const kept = answers[2][0];
@@ -455,8 +464,9 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
       if (!finishedLate(term)) return showing;
       return showing.then(async (shows) => {
         if (shows) {
-          const list = listOf(copy.recipient, term);
-          await state.append(list.key, copy.sendId, list.options);
+          const now = clock.now();
+          const list = listOf(copy.recipient, term, now);
+          await Promise.all([state.append(list.key, copy.sendId, list.options), sayRetentionWhenDue(now)]);
         }
         return shows;
       });
