@@ -12,6 +12,9 @@ import { writeAnswer } from './write-answer.js';
  */
 export const maxPipelinedRequests = 64;
 
+/** Once draining and past its grace, how often the connections of stalled uploads are looked for. */
+const cutEveryMs = 250;
+
 /** Options of {@link createHttpServer}. */
 export interface HttpServerOptions {
   /** Longest time for a request's headers to arrive (ms); later, 408. */
@@ -70,6 +73,16 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     server.closeAllConnections();
     rawAnswers.closeTunnels();
   };
+  /**
+   * Closes the connections whose request is still receiving its body. Only the last request a
+   * connection waits on can be: one ahead of it (pipelined) arrived whole and is being answered, and
+   * its connection stays until that answer is out.
+   */
+  const cutStalledUploads = () => {
+    for (const { req } of inFlight) {
+      if (!req.complete && waiting.get(req.socket) === 1) req.socket.destroy();
+    }
+  };
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket;
     const count = (waiting.get(socket) ?? 0) + 1;
@@ -102,12 +115,18 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
       new Promise<void>((resolve) => {
         draining = true;
         for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
-        const cutUploads = setTimeout(() => {
-          for (const response of inFlight) if (!response.req.complete) response.req.socket.destroy();
+        // Once the grace is over, and again while requests are left, as one may have come since, or
+        // a connection may have given the answer it was waiting for.
+        let cutting: NodeJS.Timeout | undefined;
+        const graceOver = setTimeout(() => {
+          cutStalledUploads();
+          cutting = setInterval(cutStalledUploads, cutEveryMs);
+          cutting.unref();
         }, options.drainBodyGraceMs);
-        cutUploads.unref();
+        graceOver.unref();
         server.close(() => {
-          clearTimeout(cutUploads);
+          clearTimeout(graceOver);
+          clearInterval(cutting);
           resolve();
         });
         server.closeIdleConnections();

@@ -1,0 +1,75 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer, type DrainableServer } from '../../examples/standalone/http-server.js';
+
+// The standalone service's HTTP server while it stops: what its drain waits for, and what it cuts.
+let served: DrainableServer | undefined;
+afterEach(() => {
+  served?.server.closeAllConnections();
+  served = undefined;
+});
+
+/** A server that answers each request `answerMs` after its body arrived, and a raw connection to it. */
+async function serverAnswering(answerMs: number, drainBodyGraceMs: number) {
+  served = createHttpServer(
+    (request, response) => {
+      request.resume();
+      request.on('end', () => setTimeout(() => response.end(`answered ${request.url}`), answerMs));
+    },
+    { headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBodyGraceMs },
+  );
+  served.server.listen(0, '127.0.0.1');
+  await once(served.server, 'listening');
+  const { port } = served.server.address() as AddressInfo;
+  const open = async (): Promise<{ socket: Socket; received: () => string }> => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    await once(socket, 'connect');
+    return { socket, received: () => text };
+  };
+  return { drain: served.drain, open };
+}
+
+const stalledPost = (path: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{`;
+
+describe('the standalone server draining', () => {
+  it('answers a whole request pipelined ahead of a stalled upload before it cuts the connection', async () => {
+    const { drain, open } = await serverAnswering(800, 200);
+    const { socket, received } = await open();
+    socket.write(`POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}${stalledPost('/two')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const drained = drain();
+    await once(socket, 'close');
+    expect(received()).toContain('answered /one');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+    await drained;
+  });
+
+  it('cuts a stalled upload that began after the grace, not only those under way when it ended', async () => {
+    const { drain, open } = await serverAnswering(1_500, 100);
+    const slow = await open();
+    const slowClosed = once(slow.socket, 'close');
+    slow.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    // Part of its headers when the stop begins: not idle, and no request yet.
+    const late = await open();
+    late.socket.write('POST /late HTTP/1.1\r\nHo');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = drain();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const closed = once(late.socket, 'close');
+    late.socket.write('st: x\r\nContent-Length: 100\r\n\r\n{');
+    const started = performance.now();
+    await closed;
+    // Cut within a look or two, while the slow answer, a second away, still holds the stop.
+    expect(performance.now() - started).toBeLessThan(900);
+    await Promise.all([drained, slowClosed]);
+    expect(slow.received()).toContain('answered /slow');
+  });
+});
