@@ -121,9 +121,10 @@ export function accountPages(options: AccountPagesOptions): AccountPages {
     return createHttpHandler(routes, { logger, trustProxy: options.trustProxy });
   };
   if (options.basePath !== undefined) return { handle: handlerAt(options.basePath.replace(/\/+$/, '')) };
-  // Without a basePath, where the host says the pages are mounted; a few mounts are kept, while a
-  // mount path with parameters (`/:team`) has as many as the application has teams.
-  // The root's at once: creating a handler checks `trustProxy`, which must throw here, not later.
+  // Without a basePath, where the host says the pages are mounted. The mounts used last are kept: a
+  // mount path with parameters (`/:team`), or a case-insensitive one (`/SETTINGS`), has as many as
+  // requests name. The root's at once: creating a handler checks `trustProxy`, which must throw
+  // here, not later.
   const mounted = new Map<string, HttpHandler>([['', handlerAt('')]]);
   return {
     handle: (request) => {
@@ -131,14 +132,17 @@ export function accountPages(options: AccountPagesOptions): AccountPages {
       let handler = mounted.get(mountPath);
       if (handler === undefined) {
         handler = handlerAt(mountPath);
-        if (mounted.size < mountsKept) mounted.set(mountPath, handler);
+        if (mounted.size >= mountsKept) mounted.delete(mounted.keys().next().value ?? '');
+      } else {
+        mounted.delete(mountPath);
       }
+      mounted.set(mountPath, handler);
       return handler(request);
     },
   };
 }
 
-/** How many mount paths {@link accountPages} keeps the routes of. */
+/** How many mount paths {@link accountPages} keeps the routes of, those used last. */
 const mountsKept = 16;
 
 /** Refuses what the pages could not run with, which would otherwise answer 500 on every page. */
