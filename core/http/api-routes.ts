@@ -49,18 +49,20 @@ export function apiRoutes(context: CoreContext): Route[] {
           },
           { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },
         );
+        // The key's format is checked before the address of the callback: a send with a malformed
+        // key is refused whatever DNS says (its request was not stored, nor its key acquired).
+        if (idempotencyKey !== undefined && wellFormedKey === undefined) {
+          throw new NotifyError(
+            'invalid_request',
+            'Idempotency-Key: must be 1 to 255 printable ASCII characters',
+          );
+        }
         const callbackUrl = input.response_request?.callback_url;
         // The address is looked up for a send that is to run: a repeat of a completed one replays
         // its answer whatever DNS says now, and one that is running or mismatched is refused anyway.
         const acquisition = claimed?.acquisition;
         if (callbackUrl !== undefined && (acquisition === undefined || acquisition.outcome === 'acquired')) {
           await checkCallbackOfSend(context, callbackUrl, principal, { created, claimed });
-        }
-        if (idempotencyKey !== undefined && wellFormedKey === undefined) {
-          throw new NotifyError(
-            'invalid_request',
-            'Idempotency-Key: must be 1 to 255 printable ASCII characters',
-          );
         }
         const response = await sendIdempotently(context, principal, input, wellFormedKey, {
           found: users,

@@ -108,6 +108,32 @@ describe.each(storages)('a send with a callback_url and no Idempotency-Key, on %
 describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %s', (_name, make) => {
   const key = { 'idempotency-key': 'k-callback' };
 
+  it.each([
+    ['a private address', 'https://private.example/hook'],
+    ['a host that does not resolve', 'https://nowhere.example/hook'],
+    ['an address written as a private IP', 'https://10.0.0.7/hook'],
+  ])(
+    'answers a malformed key 400 before it looks at the callback address (%s): docs/behaviour.md#order-of-checks',
+    async (_what, url) => {
+      const { storage } = make();
+      const looked: string[] = [];
+      const resolver = {
+        resolve: async (host: string) => {
+          looked.push(host);
+          return tableResolver(dns).resolve(host);
+        },
+      };
+      const setup = await callbackSetup({ resolver, storage });
+      const sent = await setup.send(interactive(url), { 'idempotency-key': 'caf\u00e9' });
+      expect(sent).toEqual({
+        status: 400,
+        body: { status: 'error', details: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' },
+      });
+      expect(looked).toEqual([]);
+      await setup.notifier.stop();
+    },
+  );
+
   it("acquires the key and stores its request in the admission's step: a repeat replays it", async () => {
     const { storage } = make();
     const spied = recorded(storage);
