@@ -136,10 +136,11 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     expect(bodies.slice(2).sort()).toEqual(['first', 'same workspace']);
   });
 
-  it('fails a call that Slack answers 429 again after every wait allowed', async () => {
+  it('fails a call that Slack answers 429 again after every wait allowed, each of a second at least', async () => {
     const { url, received } = await serve((res) =>
       res.writeHead(429, { 'retry-after': '0' }).end('{"ok":false}'),
     );
+    const started = performance.now();
     const call = webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000, rateLimitRetries: 2 })(url, {
       method: 'POST',
       body: '',
@@ -147,6 +148,8 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     await expect(call).rejects.toThrow(RateLimitedError);
     await expect(call).rejects.toThrow('Slack answered 429 again after 2 waits (retry.retries: 2)');
     expect(received).toHaveLength(3);
+    // Retry-After: 0 is no reason to try again at once: each wait is a second, as the client's first retry.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_950);
   });
 
   it('rejects a 429 whose Retry-After asks for longer than the longest wait, read as the client reads it', async () => {

@@ -60,13 +60,14 @@ export interface WebApiFetchOptions {
  * A `429` is waited out here, for its `Retry-After` and no longer, and the call made again: the
  * client would add the pause of its next retry to that wait (1 to 2 s for the first), and count the
  * `429` among the retries meant for failures. Meanwhile every call of the same workspace (bot token)
- * waits too, as the client pauses its queue. One that asks for longer than `maxRetryAfterMs`, or
- * comes again after `rateLimitRetries` waits, fails with {@link RateLimitedError}.
+ * waits too, as the client pauses its queue; a `Retry-After` below a second waits a second. One that
+ * asks for longer than `maxRetryAfterMs`, or comes again after `rateLimitRetries` waits of one
+ * attempt, fails with {@link RateLimitedError}.
  */
 export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
   const { timeoutMs, maxRetryAfterMs, rateLimitRetries = 3, onRateLimited } = options;
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  /** Until when the calls of a workspace wait, by their `Authorization` header. */
+  /** Until when (`performance.now()`) the calls of a workspace wait, by their `Authorization` header. */
   const pausedUntil = new Map<string, number>();
 
   const attempt: FetchFunction = async (url, init = {}) => {
@@ -112,7 +113,7 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
     const workspace = authorizationOf(init.headers);
     for (let waits = 0; ; waits += 1) {
       const until = pausedUntil.get(workspace) ?? 0;
-      if (until > Date.now()) await sleep(until - Date.now());
+      if (until > performance.now()) await sleep(until - performance.now());
       const response = await attempt(url, init);
       if (response.status !== 429) return response;
       // Read as the client reads it (`parseRetryHeaders`). A date is no number to it, and it gives
@@ -130,10 +131,12 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
         );
       }
       onRateLimited?.(seconds, String(url));
-      const resume = Date.now() + seconds * 1000;
+      // At least a second: the pause of the client's first retry, which a `Retry-After: 0` got before.
+      const resume = performance.now() + Math.max(seconds, 1) * 1000;
       pausedUntil.set(workspace, Math.max(resume, pausedUntil.get(workspace) ?? 0));
-      await sleep(resume - Date.now());
-      if ((pausedUntil.get(workspace) ?? 0) <= Date.now()) pausedUntil.delete(workspace);
+      await sleep(resume - performance.now());
+      // Unless a later 429 paused the workspace for longer (a timer may also wake a moment early).
+      if ((pausedUntil.get(workspace) ?? 0) <= resume) pausedUntil.delete(workspace);
     }
   };
 }
