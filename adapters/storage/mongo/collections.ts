@@ -144,6 +144,8 @@ export interface TransportStateDocument {
   items?: string[];
   /** Server time after which the document is gone (a TTL index deletes it, reads ignore it); null: never. */
   expiresAt: Date | null;
+  /** The mark of the `compareAndSet` that created the record, by which that writer knows it won. */
+  writeId?: string;
 }
 
 export interface FailedCallbackDocument extends Omit<FailedCallback, 'requestId'> {

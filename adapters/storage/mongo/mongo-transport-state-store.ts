@@ -8,9 +8,10 @@
  * - `set` is an upsert whose update pipeline writes the value and `version + 1`.
  * - `compareAndSet` with a version is an `updateOne` filtered on that version and on the record
  *   being live: of concurrent writers at one version exactly one matches. With null it is an upsert
- *   filtered on the record *not* being live: it replaces an expired document, inserts when there is
- *   none, and fails on the unique `_id` (duplicate key) when a live record exists or a concurrent
- *   writer inserted first.
+ *   filtered on the `_id` alone (MongoDB refuses `$expr` in the filter of an upsert) whose pipeline
+ *   keeps a live record as it is and otherwise writes the new one, marked with a random `writeId`:
+ *   the writer whose mark the document then carries won. Concurrent inserts of one `_id` meet the
+ *   unique index; the loser runs again and finds the winner's live record.
  * - `append` is an upsert whose pipeline concatenates the entry to the live entries (or to none,
  *   when the list has expired) and sets the expiry in the same step; `$push` cannot do either.
  *
@@ -22,6 +23,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import {
   type TransportStateRecord,
@@ -122,18 +124,32 @@ export function mongoTransportStateStore({
         );
         return result.matchedCount === 0 ? null : next;
       }
-      try {
-        const written = await transportState.findOneAndUpdate(
-          { _id: recordId(key), $expr: { $not: [isLive] } },
-          [writeRecord(value, nextVersion, expiresAt)],
-          { upsert: true, returnDocument: 'after', projection: recordProjection },
-        );
-        return toRecord(written)?.version ?? null;
-      } catch (error) {
-        // The record is live (the filter missed, and the insert met its `_id`): the expectation failed.
-        if (isDuplicateKeyError(error)) return null;
-        throw error;
-      }
+      const writeId = randomUUID();
+      const written = await upsertOnce(() =>
+        transportState.findOneAndUpdate(
+          { _id: recordId(key) },
+          [
+            {
+              $replaceWith: {
+                $cond: [
+                  // A document an upsert has just made holds its `_id` only: no record yet.
+                  { $and: [{ $ne: [{ $type: '$version' }, 'missing'] }, isLive] },
+                  '$$ROOT',
+                  {
+                    _id: '$_id',
+                    value: { $literal: value },
+                    version: nextVersion,
+                    expiresAt,
+                    writeId: { $literal: writeId },
+                  },
+                ],
+              },
+            },
+          ],
+          { upsert: true, returnDocument: 'after', projection: { ...recordProjection, writeId: 1 } },
+        ),
+      );
+      return written?.writeId === writeId ? (toRecord(written)?.version ?? null) : null;
     },
 
     async delete(key) {
