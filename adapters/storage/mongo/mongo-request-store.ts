@@ -70,13 +70,18 @@ export function mongoRequestStore({ requests, deliveries }: MongoRequestStoreOpt
       const expiresAt = expiryAfter(options);
       // `$literal` wherever caller data enters a pipeline: a string starting with `$` would otherwise
       // be read as a field path, and an object's fields merged into the stored one.
-      const result = await requests.updateOne({ _id: next.id, 'request.version': expectedVersion }, [
-        { $set: { request: { $literal: next } } },
-        dropItems(removed),
-        { $set: { due: { $concatArrays: ['$due', { $literal: entriesToAdd(due) }] } } },
-        setNextClaimableAt,
-        ...(expiresAt === null ? [] : [{ $set: { expiresAt } }]),
-      ]);
+      // An expired request is gone, as the other stores have it, though the TTL index has not yet
+      // deleted it: no write brings it (and, with a ttl, its copies) back.
+      const result = await requests.updateOne(
+        { _id: next.id, 'request.version': expectedVersion, ...notExpired },
+        [
+          { $set: { request: { $literal: next } } },
+          dropItems(removed),
+          { $set: { due: { $concatArrays: ['$due', { $literal: entriesToAdd(due) }] } } },
+          setNextClaimableAt,
+          ...(expiresAt === null ? [] : [{ $set: { expiresAt } }]),
+        ],
+      );
       if (result.matchedCount === 0) return false;
       await removeDueElsewhere(requests, next.id, removed);
       // After the write, like the removal above: if it is lost to a crash, the copies are kept until
