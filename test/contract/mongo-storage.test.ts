@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
   MongoNotConnectedError,
@@ -268,6 +269,8 @@ describe('MongoDB storage errors', () => {
       new MongoTopologyClosedError(),
       new MongoNotConnectedError('not connected'),
       new MongoServerError({ code: 10107, errmsg: 'not primary' }),
+      // What a bulk write throws when its connection fails: the driver's error as its answer.
+      new MongoBulkWriteError(new MongoNetworkError('connection reset'), {} as never),
     ];
     for (const failure of failures) {
       const error = toMongoStorageError(failure);
@@ -280,6 +283,7 @@ describe('MongoDB storage errors', () => {
   it('lets every other error through unchanged', () => {
     const others = [
       new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error' }),
+      new MongoBulkWriteError({ message: 'E11000 duplicate key error', code: 11000 }, {} as never),
       new NotifyError('internal', 'Request req_1 already exists'),
       new RangeError('cost must be a finite number >= 0, got -1'),
     ];

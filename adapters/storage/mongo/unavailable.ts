@@ -42,6 +42,10 @@ const unavailableServerCodes = new Set([
 export function isUnavailableError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (connectionErrorNames.has(error.name)) return true;
+  // A bulk write wraps a failure of the driver's own (a lost connection, no server selected) as the
+  // answer it got, with neither a code nor a cause.
+  const answer = (error as { errorResponse?: unknown }).errorResponse;
+  if (error.name === 'MongoBulkWriteError' && answer instanceof Error) return isUnavailableError(answer);
   const code: unknown = 'code' in error ? error.code : undefined;
   return error.name.startsWith('Mongo') && typeof code === 'number' && unavailableServerCodes.has(code);
 }
