@@ -115,7 +115,12 @@ export function mongoDirectoryStore({
     async findUsersByEmail(organizationId, normalizedEmails) {
       if (normalizedEmails.length === 0) return [];
       const found = await users.find({ organizationId, emailKey: { $in: [...normalizedEmails] } }).toArray();
-      return found.map(toUser);
+      // In the order asked, each once, as the other stores answer: the index returns them by address.
+      const byEmail = new Map(found.map((document) => [document.emailKey, document]));
+      return [...new Set(normalizedEmails)].flatMap((email) => {
+        const document = byEmail.get(email);
+        return document === undefined ? [] : [toUser(document)];
+      });
     },
 
     async listUsers(organizationId) {
