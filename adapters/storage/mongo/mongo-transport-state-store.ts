@@ -92,9 +92,13 @@ export function mongoTransportStateStore({
     async getMany(keys) {
       if (keys.length === 0) return [];
       const ids = [...new Set(keys.map(recordId))];
-      // One batch for every document, so the whole answer is one round trip.
+      // One batch for every document and one more, so that the server closes the cursor with its first
+      // answer: a batch only as large as the documents found leaves it open, and asks a second trip.
       const found = await transportState
-        .find({ _id: { $in: ids }, $expr: isLive }, { projection: recordProjection, batchSize: ids.length })
+        .find(
+          { _id: { $in: ids }, $expr: isLive },
+          { projection: recordProjection, batchSize: ids.length + 1 },
+        )
         .toArray();
       const byId = new Map(found.map((document) => [document._id, toRecord(document)]));
       return keys.map((key) => byId.get(recordId(key)) ?? null);
