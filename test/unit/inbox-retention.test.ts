@@ -216,6 +216,33 @@ describe('inbox messages under instances of different retentions', () => {
     expect((await monthly.list('bob@acme.test')).map((m) => m.footer)).toEqual(['Expired']);
   });
 
+  it('lets no delivery of a process end before its first saying of its retention has landed', async () => {
+    const clock = manualClock();
+    const stored = memoryStorage({ clock }).transportState;
+    let release = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A store slow to answer for the record of retentions only.
+    const state = {
+      ...stored,
+      get: async (key: string) => {
+        if (key === 'retentions') await slow;
+        return stored.get(key);
+      },
+    };
+    const hourly = inboxMessages({ state, clock, retentionMs: 3600_000 });
+    const delivered: string[] = [];
+    const first = hourly.add(message('notif_a', clock.now()), 0).then(() => delivered.push('a'));
+    const second = hourly.add(message('notif_b', clock.now() + 1), 0).then(() => delivered.push('b'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(delivered).toEqual([]);
+    release();
+    await Promise.all([first, second]);
+    const monthly = inboxMessages({ state: stored, clock, retentionMs: 30 * day });
+    expect((await monthly.list('bob@acme.test')).map((m) => m.text)).toEqual(['notif_a', 'notif_b']);
+  });
+
   it('forgets a retention no process said for longer than its lists may hold a live message', async () => {
     const clock = manualClock();
     const state = memoryStorage({ clock }).transportState;

@@ -282,6 +282,8 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
 
   /** When this process last said its retention's lists are in use; at its first list entry, and hourly. */
   let retentionSaidAt = Number.NEGATIVE_INFINITY;
+  /** The first saying of this process while it is under way. */
+  let firstSaying: Promise<void> | null = null;
 
   /** Writes this process's retention into the record of {@link retentionsKey}, dropping those gone. */
   const sayRetention = async (retention: number, now: number): Promise<void> => {
@@ -304,13 +306,19 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
    * again at the next entry.
    */
   const sayRetentionWhenDue = (now: number): Promise<void> | undefined => {
-    if (retentionMs === undefined || now - retentionSaidAt < retentionSaidEveryMs) return undefined;
+    if (retentionMs === undefined) return undefined;
+    if (now - retentionSaidAt < retentionSaidEveryMs) return firstSaying ?? undefined;
     const first = retentionSaidAt === Number.NEGATIVE_INFINITY;
     retentionSaidAt = now;
     const said = sayRetention(retentionMs, now).catch(() => {
       retentionSaidAt = Number.NEGATIVE_INFINITY;
     });
-    return first ? said : undefined;
+    if (!first) return undefined;
+    // Every entry made while the first saying is under way waits for it too.
+    firstSaying = said.finally(() => {
+      firstSaying = null;
+    });
+    return firstSaying;
   };
 
   /**
