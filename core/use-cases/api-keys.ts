@@ -85,7 +85,8 @@ export async function storeApiKey(
 
 /**
  * Refuses a creation past the user's valid keys or their creation rate, which would let one member
- * grow without bound what every admin page and revocation reads. A refusal takes no token.
+ * grow without bound what every admin page and revocation reads. A refusal here takes no token; one
+ * taken back after the store (racing creations, `createApiKey`) has used its token.
  */
 async function admitKeyCreation(context: CoreContext, owner: User): Promise<void> {
   if ((await validKeysOf(context, owner)) >= maxValidKeysPerUser) throw tooManyKeys();
