@@ -67,3 +67,53 @@ describe('slidingWindowPacer with Teams limits', () => {
     await expect(pacer.run('a', async () => 'again')).resolves.toBe('again');
   });
 });
+
+describe('slidingWindowPacer within another (a conversation within its tenant), in real time', () => {
+  const conversation = [{ limit: 2, windowMs: 300 }];
+  const tenant = [{ limit: 3, windowMs: 300 }];
+
+  it("counts a conversation's call when it is made, after its tenant's turn, not when it asked", async () => {
+    const conversations = slidingWindowPacer(conversation);
+    const tenants = slidingWindowPacer(tenant);
+    const made: Record<string, number[]> = {};
+    const call = (conversationId: string) =>
+      conversations.run(
+        conversationId,
+        async () => {
+          made[conversationId] = [...(made[conversationId] ?? []), performance.now()];
+        },
+        { alsoWithin: () => tenants.run('tenant', async () => undefined) },
+      );
+    // The tenant's turns taken by other conversations first, then four calls of one conversation.
+    const others = Array.from({ length: 6 }, (_, i) => call(`other-${i}`));
+    const four = Array.from({ length: 4 }, () => call('busy'));
+    await Promise.all([...others, ...four]);
+    const busy = made.busy ?? [];
+    expect(busy).toHaveLength(4);
+    // Never more than 2 of its calls within 300 ms, nor 3 of the tenant's (a few milliseconds of
+    // timers aside): both limits hold when the calls are made.
+    for (let i = 2; i < busy.length; i += 1) {
+      expect((busy[i] ?? 0) - (busy[i - 2] ?? 0)).toBeGreaterThanOrEqual(290);
+    }
+    const all = Object.values(made)
+      .flat()
+      .sort((a, b) => a - b);
+    for (let i = 3; i < all.length; i += 1) {
+      expect((all[i] ?? 0) - (all[i - 3] ?? 0)).toBeGreaterThanOrEqual(290);
+    }
+  });
+
+  it('lets an urgent call of a key go before the others waiting, not after them', async () => {
+    const tenants = slidingWindowPacer(tenant);
+    const started = performance.now();
+    const background = Array.from({ length: 12 }, () =>
+      tenants.run('tenant', async () => performance.now(), { urgent: false }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const urgent = await tenants.run('tenant', async () => performance.now());
+    // 12 calls at 3 per 300 ms take 1.2 s; the urgent one comes in the next window, not after them.
+    expect(urgent - started).toBeLessThan(700);
+    const last = Math.max(...(await Promise.all(background)));
+    expect(last).toBeGreaterThan(urgent);
+  });
+});

@@ -64,7 +64,11 @@ export interface TeamsConnectorSettings {
 interface Paced {
   conversationId: string | null;
   tenantId: string;
+  /** A delivery's (a send, a new conversation), which goes before updates. */
+  urgent: boolean;
 }
+
+const pacedBy = ({ conversationId, tenantId }: ConversationTarget) => ({ conversationId, tenantId });
 
 /** The scope of Bot Connector tokens. */
 const botConnectorScope = 'https://api.botframework.com';
@@ -125,16 +129,18 @@ async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T>
 export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector {
   const { pacer, tenantPacer, retry, requestTimeoutMs } = settings;
   /**
-   * One call, retried; `paced` paces it, by its conversation (when it has one) and then its tenant,
-   * and only the HTTP exchange is timed, not the pacing.
+   * One call, retried; `paced` paces it, by its conversation (when it has one) and its tenant,
+   * counted under both when it is made, and only the HTTP exchange is timed, not the pacing.
    */
   const retried = <T>(what: string, paced: Paced | null, call: () => Promise<T>): Promise<T> =>
     withRetries(
       () => {
         const timed = () => within(requestTimeoutMs, what, call());
         if (paced === null) return timed();
-        const inTenant = () => tenantPacer.run(paced.tenantId, timed);
-        return paced.conversationId === null ? inTenant() : pacer.run(paced.conversationId, inTenant);
+        const { conversationId, tenantId, urgent } = paced;
+        const inTenant = () => tenantPacer.run(tenantId, async () => undefined, { urgent });
+        if (conversationId === null) return inTenant().then(timed);
+        return pacer.run(conversationId, timed, { urgent, alsoWithin: inTenant });
       },
       retry,
       settings.retryEnvironment,
@@ -168,15 +174,19 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
 
   return {
     async send(target, activity) {
-      const sent = await attempt('Sending a Teams message', target, async () => {
-        const client = await clientFor(settings, target);
-        return client.sendToConversation(pathId(target.conversationId), Activity.fromObject(activity));
-      });
+      const sent = await attempt(
+        'Sending a Teams message',
+        { ...pacedBy(target), urgent: true },
+        async () => {
+          const client = await clientFor(settings, target);
+          return client.sendToConversation(pathId(target.conversationId), Activity.fromObject(activity));
+        },
+      );
       return resourceSchema.parse(sent).id;
     },
 
     async update(target, activityId, activity) {
-      await attempt('Updating a Teams message', target, async () => {
+      await attempt('Updating a Teams message', { ...pacedBy(target), urgent: false }, async () => {
         const client = await clientFor(settings, target);
         const replacement = Activity.fromObject({ ...activity, id: activityId });
         return client.updateActivity(pathId(target.conversationId), pathId(activityId), replacement);
@@ -204,23 +214,27 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
         .withTenantId(tenantId)
         .isGroup(false)
         .build();
-      return attempt('Creating a Teams conversation', { tenantId, conversationId: null }, async () => {
-        let conversationId: string | undefined;
-        await settings.adapter.createConversationAsync(
-          settings.appId,
-          options.channelId,
-          options.serviceUrl,
-          botConnectorScope,
-          // The SDK's own builder leaves out `activity`, which the type marks as required: Teams
-          // creates a 1:1 conversation without one, and the message follows as a send.
-          options.parameters as Parameters<CloudAdapter['createConversationAsync']>[4],
-          async (context) => {
-            conversationId = context.activity.conversation?.id;
-          },
-        );
-        if (conversationId === undefined) throw new Error('Teams created a conversation without an id');
-        return conversationId;
-      });
+      return attempt(
+        'Creating a Teams conversation',
+        { tenantId, conversationId: null, urgent: true },
+        async () => {
+          let conversationId: string | undefined;
+          await settings.adapter.createConversationAsync(
+            settings.appId,
+            options.channelId,
+            options.serviceUrl,
+            botConnectorScope,
+            // The SDK's own builder leaves out `activity`, which the type marks as required: Teams
+            // creates a 1:1 conversation without one, and the message follows as a send.
+            options.parameters as Parameters<CloudAdapter['createConversationAsync']>[4],
+            async (context) => {
+              conversationId = context.activity.conversation?.id;
+            },
+          );
+          if (conversationId === undefined) throw new Error('Teams created a conversation without an id');
+          return conversationId;
+        },
+      );
     },
   };
 }

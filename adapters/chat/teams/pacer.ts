@@ -22,10 +22,24 @@ export const teamsConversationLimits: readonly PaceWindow[] = [
  */
 export const teamsTenantLimits: readonly PaceWindow[] = [{ limit: 30, windowMs: 1000 }];
 
+/** How a call waits its turn under a {@link Pacer}. */
+export interface PaceOptions {
+  /**
+   * Whether the call goes before the calls of its key that are not (default true): a delivery, which
+   * an HTTP answer waits on, before the updates of a mass expiry.
+   */
+  urgent?: boolean;
+  /**
+   * A turn of another pacer to wait for once the call is within this key's limits, before it is
+   * counted under either: a conversation's call then a tenant's, counted together when it is made.
+   */
+  alsoWithin?: () => Promise<void>;
+}
+
 /** Keeps calls under a set of limits, per key (a conversation, a tenant). */
 export interface Pacer {
   /** Waits until a call under `key` is within every limit, counts it, then runs `operation`. */
-  run<T>(key: string, operation: () => Promise<T>): Promise<T>;
+  run<T>(key: string, operation: () => Promise<T>, options?: PaceOptions): Promise<T>;
 }
 
 /** Time for a {@link Pacer}: real timers by default, virtual ones in tests. */
@@ -42,11 +56,15 @@ const realPacerClock: PacerClock = {
 /** How many keys may pile up before the idle ones are swept away. */
 const firstSweepAt = 1000;
 
+/** How long a call that is not urgent waits before it looks again, while an urgent one of its key waits. */
+const yieldMs = 5;
+
 /**
  * A sliding-window pacer: each key keeps the start times of its recent calls, and a call waits until
- * it would be within every window's limit. Calls under one key start in the order they asked;
- * calls under different keys never wait for each other. It paces this process only: instances that
- * share a conversation can together exceed the limits, and the retries of `429` absorb that.
+ * it would be within every window's limit. Calls under one key start in the order they asked, the
+ * urgent ones first; calls under different keys never wait for each other. It paces this process
+ * only: instances that share a conversation can together exceed the limits, and the retries of `429`
+ * absorb that.
  */
 export function slidingWindowPacer(
   windows: readonly PaceWindow[] = teamsConversationLimits,
@@ -55,7 +73,10 @@ export function slidingWindowPacer(
   const longestMs = Math.max(0, ...windows.map((window) => window.windowMs));
   const keep = Math.max(0, ...windows.map((window) => window.limit));
   const starts = new Map<string, number[]>();
-  const queues = new Map<string, Promise<void>>();
+  /** The tail of each key's queue of urgent calls, and of its other calls. */
+  const queues = { urgent: new Map<string, Promise<void>>(), later: new Map<string, Promise<void>>() };
+  /** How many urgent calls of each key are waiting their turn. */
+  const urgentWaiting = new Map<string, number>();
   // Doubles with the keys still in use after a sweep, so that sweeping stays linear overall.
   let sweepAt = firstSweepAt;
 
@@ -72,37 +93,51 @@ export function slidingWindowPacer(
   const sweep = (now: number): void => {
     for (const [key, times] of starts) {
       const newest = times[times.length - 1];
-      if ((newest === undefined || newest + longestMs <= now) && !queues.has(key)) starts.delete(key);
+      const queued = queues.urgent.has(key) || queues.later.has(key);
+      if ((newest === undefined || newest + longestMs <= now) && !queued) starts.delete(key);
     }
     sweepAt = Math.max(firstSweepAt, 2 * starts.size);
   };
 
-  const admit = async (key: string): Promise<void> => {
+  const admit = async (key: string, urgent: boolean, alsoWithin: (() => Promise<void>) | undefined) => {
+    let other = alsoWithin;
     for (;;) {
-      const now = clock.now();
       const times = starts.get(key) ?? [];
-      const wait = waitFor(times, now);
-      if (wait <= 0) {
+      const wait = waitFor(times, clock.now());
+      if (wait > 0) await clock.sleep(wait);
+      else if (!urgent && (urgentWaiting.get(key) ?? 0) > 0) await clock.sleep(yieldMs);
+      else if (other !== undefined) {
+        // This key's queue is held meanwhile: no other call of it is counted before this one.
+        await other();
+        other = undefined;
+      } else {
+        const now = clock.now();
         times.push(now);
         if (times.length > keep) times.splice(0, times.length - keep);
         starts.set(key, times);
         if (starts.size > sweepAt) sweep(now);
         return;
       }
-      await clock.sleep(wait);
     }
   };
 
   return {
-    async run(key, operation) {
-      const before = queues.get(key) ?? Promise.resolve();
-      const turn = before.then(() => admit(key));
+    async run(key, operation, { urgent = true, alsoWithin } = {}) {
+      const queue = urgent ? queues.urgent : queues.later;
+      if (urgent) urgentWaiting.set(key, (urgentWaiting.get(key) ?? 0) + 1);
+      const before = queue.get(key) ?? Promise.resolve();
+      const turn = before.then(() => admit(key, urgent, alsoWithin));
       const tail = turn.catch(() => {});
-      queues.set(key, tail);
+      queue.set(key, tail);
       try {
         await turn;
       } finally {
-        if (queues.get(key) === tail) queues.delete(key);
+        if (queue.get(key) === tail) queue.delete(key);
+        if (urgent) {
+          const left = (urgentWaiting.get(key) ?? 1) - 1;
+          if (left > 0) urgentWaiting.set(key, left);
+          else urgentWaiting.delete(key);
+        }
       }
       return operation();
     },
