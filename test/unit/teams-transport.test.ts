@@ -381,12 +381,27 @@ describe('Teams transport: failures', () => {
       w.connector
         .callsTo('update')
         .filter((call) => call.conversationId === w.connector.personalConversationOf(user.id)).length;
-    // Carol's answer changes no other card; the timeout updates Bob's and Dave's once, none again.
-    expect(updatesOf(bob)).toBe(1);
+    // Carol's answer changes no other card; the timeout updates Bob's (tried twice: a 404 may pass)
+    // and Dave's, none again.
+    expect(updatesOf(bob)).toBe(2);
     expect(updatesOf(dave)).toBe(1);
     expect(only(w, dave)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
     expect(w.logs.some((line) => line.startsWith('Teams message gone: not updated'))).toBe(true);
     expect(w.logs.some((line) => line.includes('gave up updating'))).toBe(false);
+  });
+
+  it('tries an update answered 404 once more, as Teams has answered 404 for cards that exist', async () => {
+    const w = await start();
+    await w.install(bob);
+    await w.ask(['bob@acme.test']);
+    const bobsChat = w.connector.personalConversationOf(bob.id);
+    if (!bobsChat) throw new Error('bob has no personal conversation');
+    w.connector.inject('update', { status: 404, code: 'ActivityNotFound' }, 1, bobsChat);
+    w.clock.advance(60 * 60_000);
+    await w.notifier.runDueWork();
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringMatching(/expired/) });
+    expect(w.connector.callsTo('update').map((call) => call.status)).toEqual([404, 200]);
+    expect(w.logs.some((line) => line.startsWith('Teams message gone'))).toBe(false);
   });
 
   it('marks a user unreachable when an update is refused with 403, and ends that message: no refresh', async () => {

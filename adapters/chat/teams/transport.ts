@@ -195,8 +195,15 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
     ) {
       return true;
     }
-    const updated = await connector
-      .update(target, activityId, cardMessage(view, card))
+    const update = () => connector.update(target, activityId, cardMessage(view, card));
+    const updated = await update()
+      .catch(async (error: unknown) => {
+        // Teams has been seen to answer 404 for a card that exists (msteams-docs#6139): one more
+        // try, a retry's pause later, before the message counts as gone.
+        if (httpStatusOf(error) !== 404) throw error;
+        await new Promise((resolve) => setTimeout(resolve, minDelayMs));
+        return update();
+      })
       .then(
         () => true,
         (error: unknown) => markedWhenForbidden(target.tenantId, target.userId, error),
@@ -204,8 +211,9 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
       .catch((error: unknown) => {
         // Teams answered that the user removed or blocked the app: it takes no update, now or later.
         if (isRecipientGone(error)) return false;
-        // The message, or its conversation, is gone (deleted by its recipient or an admin): no update
-        // will ever land, and trying again for hours would send every other copy its card each time.
+        // The message, or its conversation, is gone (deleted by its recipient or an admin), Teams says
+        // twice: no update will ever land, and trying again for hours would send every other copy
+        // its card each time.
         if (httpStatusOf(error) === 404) {
           logger.info('Teams message gone: not updated', {
             conversationId,
