@@ -103,6 +103,30 @@ describe('slidingWindowPacer within another (a conversation within its tenant), 
     }
   });
 
+  it("asks the tenant again for a call its conversation held back after the tenant's turn was given", async () => {
+    const conversations = slidingWindowPacer([{ limit: 2, windowMs: 600 }]);
+    const tenants = slidingWindowPacer(tenant);
+    const made: number[] = [];
+    const call = (conversationId: string, urgent: boolean) =>
+      conversations.run(conversationId, async () => made.push(performance.now()), {
+        urgent,
+        alsoWithin: () => tenants.run('tenant', async () => undefined, { urgent }),
+      });
+    const calls = [call('c', true), call('x', true), call('y', true)];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // An update of c takes the tenant's next turn; a send of c, urgent, fills c's window meanwhile.
+    calls.push(call('c', false));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    calls.push(call('c', true));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    for (const other of ['z0', 'z1', 'z2']) calls.push(call(other, true));
+    await Promise.all(calls);
+    made.sort((a, b) => a - b);
+    for (let i = 3; i < made.length; i += 1) {
+      expect((made[i] ?? 0) - (made[i - 3] ?? 0)).toBeGreaterThanOrEqual(290);
+    }
+  });
+
   it('lets an urgent call of a key go before the others waiting, not after them', async () => {
     const tenants = slidingWindowPacer(tenant);
     const started = performance.now();

@@ -104,10 +104,14 @@ export function slidingWindowPacer(
     for (;;) {
       const times = starts.get(key) ?? [];
       const wait = waitFor(times, clock.now());
-      if (wait > 0) await clock.sleep(wait);
-      else if (!urgent && (urgentWaiting.get(key) ?? 0) > 0) await clock.sleep(yieldMs);
-      else if (other !== undefined) {
-        // This key's queue is held meanwhile: no other call of it is counted before this one.
+      const pause = wait > 0 ? wait : !urgent && (urgentWaiting.get(key) ?? 0) > 0 ? yieldMs : 0;
+      if (pause > 0) {
+        await clock.sleep(pause);
+        // The other pacer's turn, if given already, was counted then: once this key made the call
+        // wait again (its urgent calls went meanwhile), that turn is asked for again, so that the
+        // call is counted under both when it is made.
+        other = alsoWithin;
+      } else if (other !== undefined) {
         await other();
         other = undefined;
       } else {
