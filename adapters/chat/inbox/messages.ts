@@ -315,10 +315,11 @@ export function inboxMessages({ state, clock, retentionMs }: InboxMessagesOption
     });
     if (!first) return undefined;
     // Every entry made while the first saying is under way waits for it too.
-    firstSaying = said.finally(() => {
-      firstSaying = null;
+    const saying = said.finally(() => {
+      if (firstSaying === saying) firstSaying = null;
     });
-    return firstSaying;
+    firstSaying = saying;
+    return saying;
   };
 
   /**
