@@ -131,8 +131,9 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
         );
       }
       onRateLimited?.(seconds, String(url));
-      // At least a second: the pause of the client's first retry, which a `Retry-After: 0` got before.
-      const resume = performance.now() + Math.max(seconds, 1) * 1000;
+      // At least a second (the pause of the client's first retry, which a `Retry-After: 0` got
+      // before), and no longer than the longest wait.
+      const resume = performance.now() + Math.min(Math.max(seconds * 1000, 1000), maxRetryAfterMs);
       pausedUntil.set(workspace, Math.max(resume, pausedUntil.get(workspace) ?? 0));
       await sleep(resume - performance.now());
       // Unless a later 429 paused the workspace for longer (a timer may also wake a moment early).
