@@ -202,6 +202,8 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
         // try, a retry's pause later, before the message counts as gone.
         if (httpStatusOf(error) !== 404) throw error;
         await new Promise((resolve) => setTimeout(resolve, minDelayMs));
+        // A newer view claimed meanwhile (a click answered) is not to be replaced with this one.
+        if (await state().copies.superseded(message, view.version)) return;
         return update();
       })
       .then(
