@@ -4,6 +4,7 @@ import { createServer, request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
+import { interactiveBody } from '../support/api-requests.js';
 import {
   exitOf,
   type StandaloneProcess,
@@ -185,18 +186,12 @@ describe('stopping the standalone host', () => {
       const sent = await fetch(`${host.base}/api/notify`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({
-          user_emails: ['carol@acme.test'],
-          message: 'Shift tonight?',
-          response_request: {
-            options: [
-              { text: 'Yes', value: 'yes' },
-              { text: 'No', value: 'no' },
-            ],
-            timeout_minutes: 5,
-            callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-          },
-        }),
+        body: interactiveBody(
+          ['carol@acme.test'],
+          5,
+          'Shift tonight?',
+          `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        ),
       });
       expect(sent.status).toBe(200);
       const [message] = (await (

@@ -5,6 +5,7 @@ import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { interactiveBody } from '../support/api-requests.js';
 import { startReceiver } from '../support/callback-receiver.js';
 import { startStandaloneProcess } from '../support/standalone-process.js';
 
@@ -192,19 +193,7 @@ describe('the standalone host', () => {
 
   it('delivers callbacks to local http targets only with NOTIFY_ALLOW_INSECURE_CALLBACKS=1, and warns at start-up', async () => {
     const receiver = await startReceiver();
-    const body = (url: string) =>
-      JSON.stringify({
-        user_emails: ['carol@acme.test'],
-        message: 'Shift tonight?',
-        response_request: {
-          options: [
-            { text: 'Yes', value: 'yes' },
-            { text: 'No', value: 'no' },
-          ],
-          timeout_minutes: 5,
-          callback_url: url,
-        },
-      });
+    const body = (url: string) => interactiveBody(['carol@acme.test'], 5, 'Shift tonight?', url);
     const headers = { ...json, 'x-api-key': 'cnk_demo_alice_0000000000000000000000001' };
 
     const strict = await start();
