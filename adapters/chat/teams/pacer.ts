@@ -18,7 +18,7 @@ export const teamsConversationLimits: readonly PaceWindow[] = [
 
 /**
  * Teams' limit for one app in one tenant, across its conversations: about 30 calls a second
- * (docs/teams.md, `/work/shared/research/chat-platforms.md`).
+ * (docs/teams.md).
  */
 export const teamsTenantLimits: readonly PaceWindow[] = [{ limit: 30, windowMs: 1000 }];
 
