@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { afterAll } from 'vitest';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { redisStorage } from '../../adapters/storage/redis/index.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 
@@ -51,4 +53,20 @@ export async function redisTestStorages(): Promise<RedisTestStorages | null> {
       client.destroy();
     },
   };
+}
+
+/**
+ * The storages a test runs on, by name, for `describe.each`: memory, and Redis when a server answers
+ * (its keys dropped once the file's tests ran); says so when Redis is left out, naming `what`.
+ */
+export async function memoryAndRedisStorages(what: string): Promise<Array<[string, () => StoragePorts]>> {
+  const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
+  const redis = await redisTestStorages();
+  if (redis) {
+    afterAll(() => redis.release());
+    storages.push(['redis', () => redis.storage()]);
+  } else {
+    console.warn(`${what} on Redis skipped: no Redis answers at ${redisUrl}`);
+  }
+  return storages;
 }

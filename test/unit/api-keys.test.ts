@@ -1,4 +1,4 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { isNotifyError } from '../../core/errors.js';
@@ -6,7 +6,7 @@ import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { digestApiKey } from '../../core/security/api-key-format.js';
 import { type ManualClock, manualClock } from '../support/manual-clock.js';
-import { redisTestStorages, redisUrl } from '../support/redis.js';
+import { memoryAndRedisStorages } from '../support/redis.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
 let clock: ManualClock;
@@ -164,13 +164,7 @@ describe('limits on creating API keys', () => {
   });
 });
 
-const redis = await redisTestStorages();
-afterAll(async () => {
-  await redis?.release();
-});
-const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
-if (redis) storages.push(['redis', () => redis.storage()]);
-else console.warn(`API key limits on Redis skipped: no Redis answers at ${redisUrl}`);
+const storages = await memoryAndRedisStorages('API key limits');
 
 describe.each(storages)('creations of API keys at once, on %s', (_name, make) => {
   it('never leave a user more than 50 valid keys, however many race', async () => {

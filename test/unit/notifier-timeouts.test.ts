@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ClaimedDueItem, timeoutItemId } from '../../core/domain/due-work.js';
@@ -6,18 +6,10 @@ import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { interactiveBody, post } from '../support/api-requests.js';
-import { redisTestStorages, redisUrl } from '../support/redis.js';
+import { memoryAndRedisStorages } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
 
-const redis = await redisTestStorages();
-
-afterAll(async () => {
-  await redis?.release();
-});
-
-const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
-if (redis) storages.push(['redis', () => redis.storage()]);
-else console.warn(`notifier timeouts on Redis skipped: no Redis answers at ${redisUrl}`);
+const storages = await memoryAndRedisStorages('notifier timeouts');
 
 const minute = 60_000;
 

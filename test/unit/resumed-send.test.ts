@@ -1,24 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier } from '../../core/notifier.js';
-import type { StoragePorts } from '../../core/ports/storage.js';
 import { randomIds } from '../../core/security/random-id.js';
 import { inboxOf, interactiveBody, post, readStatus } from '../support/api-requests.js';
 import { flakyTransport } from '../support/flaky-transport.js';
-import { redisTestStorages, redisUrl } from '../support/redis.js';
+import { memoryAndRedisStorages } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
 
-const redis = await redisTestStorages();
-
-afterAll(async () => {
-  await redis?.release();
-});
-
-const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
-if (redis) storages.push(['redis', () => redis.storage()]);
-else console.warn(`a resumed send on Redis skipped: no Redis answers at ${redisUrl}`);
+const storages = await memoryAndRedisStorages('a resumed send');
 
 const alice = 'alice@acme.test';
 const bob = 'bob@acme.test';

@@ -1,11 +1,10 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type SlackTransport, slackTransport } from '../../adapters/chat/slack/index.js';
-import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { manualClock } from '../support/manual-clock.js';
-import { redisTestStorages, redisUrl } from '../support/redis.js';
+import { memoryAndRedisStorages } from '../support/redis.js';
 import { answerOf, asEarlierRelease, clickNewest } from '../support/slack-clicks.js';
 import { testSigningSecret } from '../support/slack-signing.js';
 import {
@@ -19,15 +18,7 @@ import {
 } from '../support/slack-workspace.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 
-const redis = await redisTestStorages();
-
-afterAll(async () => {
-  await redis?.release();
-});
-
-const storages: Array<[string, () => StoragePorts]> = [['memory', () => memoryStorage()]];
-if (redis) storages.push(['redis', () => redis.storage()]);
-else console.warn(`Slack across instances on Redis skipped: no Redis answers at ${redisUrl}`);
+const storages = await memoryAndRedisStorages('Slack across instances');
 
 const team = acmeTeamId;
 
