@@ -118,7 +118,7 @@ export function pageRoutes(context: PagesContext): Route[] {
           if (status === undefined) throw error;
           const { details } = error;
           const createError = { details, label };
-          return accountPage(
+          const page = await accountPage(
             context,
             request,
             user,
@@ -126,6 +126,10 @@ export function pageRoutes(context: PagesContext): Route[] {
             { createError },
             await listKeys(context, user, 'own'),
           );
+          // A 429 says when to try again, as the JSON API's does.
+          if (error.retryAfterSeconds !== undefined)
+            page.headers['retry-after'] = String(error.retryAfterSeconds);
+          return page;
         }
       },
     ),

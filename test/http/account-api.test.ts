@@ -381,6 +381,7 @@ describe.each(hostKinds)('the account JSON API (%s)', (kind) => {
       body: new URLSearchParams({ label: 'by the form', csrf: alice.csrfToken }).toString(),
     });
     expect(form.status).toBe(429);
+    expect(form.headers.get('retry-after')).toBe('360');
     expect(form.text).toContain('Too many API keys created: try again in 6 minutes');
     expect(form.text).toContain('value="by the form"');
     expect(keysOf(await get(app, alice, '/account/api/keys'))).toHaveLength(11);
