@@ -3,6 +3,16 @@ import { slackTransport } from '../../adapters/chat/slack/index.js';
 import { clientCredentialsTokenProvider, teamsTransport } from '../../adapters/chat/teams/index.js';
 import { type KoaNotifier, notifyMiddleware } from '../../hosts/koa/index.js';
 
+/** A Teams transport made with `options` over settings it can run with, as a function to expect on. */
+const teamsWith = (options: object) => () =>
+  teamsTransport({
+    appId: 'app',
+    appPassword: 'secret',
+    appTenantId: 'tenant',
+    tenants: { tenantOf: () => null, serves: () => true },
+    ...options,
+  });
+
 /** What `process.env.X!` gives when X is unset: the type says string, the value is undefined. */
 const unset = process.env.CHAT_NOTIFY_NEVER_SET as string;
 
@@ -70,14 +80,7 @@ describe('transports and hosts refuse options they could not run with, at creati
       'retry.minDelayMs (20000) must not be above retry.maxDelayMs (10000)',
     );
     expect(slack({ minDelayMs: 10, maxDelayMs: 10 })).not.toThrow();
-    const teams = (retry: object) => () =>
-      teamsTransport({
-        appId: 'app',
-        appPassword: 'secret',
-        appTenantId: 'tenant',
-        tenants: { tenantOf: () => null, serves: () => true },
-        retry,
-      });
+    const teams = (retry: object) => teamsWith({ retry });
     expect(teams({ maxDelayMs: 500 })).toThrow(
       'teamsTransport: retry.minDelayMs (1000) must not be above retry.maxDelayMs (500)',
     );
@@ -93,15 +96,9 @@ describe('transports and hosts refuse options they could not run with, at creati
     expect(() => slackTransport({ signingSecret: 's', installation: () => null, apiUrl: url })).toThrow(
       `slackTransport: apiUrl must be an absolute http: or https: URL, got ${url}`,
     );
-    expect(() =>
-      teamsTransport({
-        appId: 'app',
-        appPassword: 'secret',
-        appTenantId: 'tenant',
-        tenants: { tenantOf: () => null, serves: () => true },
-        authority: url,
-      }),
-    ).toThrow(`teamsTransport: authority must be an absolute http: or https: URL, got ${url}`);
+    expect(teamsWith({ authority: url })).toThrow(
+      `teamsTransport: authority must be an absolute http: or https: URL, got ${url}`,
+    );
     expect(() =>
       clientCredentialsTokenProvider({ tokenEndpoint: url, clientId: 'app', clientSecret: 'secret' }),
     ).toThrow(
@@ -123,14 +120,7 @@ describe('transports and hosts refuse options they could not run with, at creati
   });
 
   it('Teams numbers that are not whole counts or milliseconds it can run with', () => {
-    const transport = (options: object) => () =>
-      teamsTransport({
-        appId: 'app',
-        appPassword: 'secret',
-        appTenantId: 'tenant',
-        tenants: { tenantOf: () => null, serves: () => true },
-        ...options,
-      });
+    const transport = teamsWith;
     expect(transport({ requestTimeoutMs: 0 })).toThrow(
       'teamsTransport: requestTimeoutMs must be a number of milliseconds from 1 to 2147483647, got 0',
     );

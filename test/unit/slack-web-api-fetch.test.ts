@@ -45,6 +45,16 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     return { url: `http://127.0.0.1:${port}/api/chat.postMessage`, received };
   }
 
+  /** {@link serve}, answering its first request 429 with `Retry-After: 1` and the others 200. */
+  function serveRateLimitedOnce(): ReturnType<typeof serve> {
+    let answered = 0;
+    return serve((res) => {
+      answered += 1;
+      if (answered === 1) res.writeHead(429, { 'retry-after': '1' }).end('{"ok":false}');
+      else res.writeHead(200).end('{"ok":true}');
+    });
+  }
+
   it('posts the form with its headers and answers status, headers and body as fetch would', async () => {
     const { url, received } = await serve((res) => {
       res.setHeader('content-type', 'application/json; charset=utf-8');
@@ -90,12 +100,7 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
   });
 
   it('waits out a 429 for its Retry-After, no longer, and makes the call again', async () => {
-    let answered = 0;
-    const { url, received } = await serve((res) => {
-      answered += 1;
-      if (answered === 1) res.writeHead(429, { 'retry-after': '1' }).end('{"ok":false}');
-      else res.writeHead(200).end('{"ok":true}');
-    });
+    const { url, received } = await serveRateLimitedOnce();
     const told: [number, string][] = [];
     const started = performance.now();
     const response = await webApiFetch({
@@ -112,12 +117,7 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
   });
 
   it('holds the other calls of the workspace while a 429 is waited out, not those of another', async () => {
-    let answered = 0;
-    const { url, received } = await serve((res) => {
-      answered += 1;
-      if (answered === 1) res.writeHead(429, { 'retry-after': '1' }).end('{"ok":false}');
-      else res.writeHead(200).end('{"ok":true}');
-    });
+    const { url, received } = await serveRateLimitedOnce();
     const fetch = webApiFetch({ timeoutMs: 1000, maxRetryAfterMs: 60_000 });
     const call = (token: string, body: string) =>
       fetch(url, { method: 'POST', body, headers: { Authorization: `Bearer ${token}` } });
