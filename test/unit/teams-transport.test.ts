@@ -18,6 +18,13 @@ import { numberedUsers, testKeys } from '../support/test-seed.js';
 
 const start = teamsWorlds();
 
+/** 45 users of acme's tenant, known to the fake Teams. */
+function fortyFiveUsersOf(w: Awaited<ReturnType<typeof start>>) {
+  const many = numberedUsers.slice(0, 45).map((email) => user(email.split('@')[0] ?? email, { email }));
+  for (const each of many) w.connector.addUser(each);
+  return many;
+}
+
 describe('Teams transport: linking users', () => {
   it('links a user when they install the app, and delivers proactively in their 1:1 conversation', async () => {
     const w = await start();
@@ -348,8 +355,7 @@ describe('Teams transport: failures', () => {
 
   it("keeps a send to many people of one tenant within Teams' 30 calls a second per app and tenant", async () => {
     const w = await start();
-    const many = numberedUsers.slice(0, 45).map((email) => user(email.split('@')[0] ?? email, { email }));
-    for (const each of many) w.connector.addUser(each);
+    const many = fortyFiveUsersOf(w);
     await w.install(...many);
     const sent = await w.send({ user_emails: many.map((each) => each.email ?? ''), message: 'Release day' });
     expect(sent.status).toBe(200);
@@ -360,6 +366,30 @@ describe('Teams transport: failures', () => {
     for (let i = 30; i < times.length; i += 1) {
       expect((times[i] ?? 0) - (times[i - 30] ?? 0)).toBeGreaterThanOrEqual(900);
     }
+  });
+
+  it("reads the roster of a large team within Teams' 30 calls a second per app and tenant", async () => {
+    const w = await start();
+    const many = fortyFiveUsersOf(w);
+    const installation = w.connector.teamInstallActivity(
+      bob.id,
+      many.map((each) => each.id),
+    );
+    expect((await w.post(installation)).status).toBe(200);
+    // 45 people join the team at once: Teams names them all among the members added.
+    const joined = {
+      ...installation,
+      id: 'f:joined',
+      membersAdded: many.map((each) => ({ id: each.id, aadObjectId: each.aadObjectId })),
+    };
+    expect((await w.post(joined)).status).toBe(200);
+    const times = w.connector.callsTo('member').map((call) => call.at);
+    expect(times).toHaveLength(46);
+    for (let i = 30; i < times.length; i += 1) {
+      expect((times[i] ?? 0) - (times[i - 30] ?? 0)).toBeGreaterThanOrEqual(900);
+    }
+    const sent = await w.send({ user_emails: [many[44]?.email ?? ''], message: 'Linked' });
+    expect(sent.status).toBe(200);
   });
 
   it('leaves a deleted message (404 on its update) alone: no refresh sends every card again for hours', async () => {

@@ -132,11 +132,10 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
    * One call, retried; `paced` paces it, by its conversation (when it has one) and its tenant,
    * counted under both when it is made, and only the HTTP exchange is timed, not the pacing.
    */
-  const retried = <T>(what: string, paced: Paced | null, call: () => Promise<T>): Promise<T> =>
+  const retried = <T>(what: string, paced: Paced, call: () => Promise<T>): Promise<T> =>
     withRetries(
       () => {
         const timed = () => within(requestTimeoutMs, what, call());
-        if (paced === null) return timed();
         const { conversationId, tenantId, urgent } = paced;
         const inTenant = () => tenantPacer.run(tenantId, async () => undefined, { urgent });
         if (conversationId === null) return inTenant().then(timed);
@@ -154,7 +153,7 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
    * may be made again; a second `401` fails it. Calls refused together drop the tokens once: each
    * later refusal would throw away the new token an earlier one fetched.
    */
-  const attempt = async <T>(what: string, paced: Paced | null, call: () => Promise<T>): Promise<T> => {
+  const attempt = async <T>(what: string, paced: Paced, call: () => Promise<T>): Promise<T> => {
     let seen = forgotten;
     const counted = () => {
       seen = forgotten;
@@ -194,7 +193,10 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
     },
 
     async member(target, userId) {
-      const found = await attempt('Reading a Teams roster', null, async () => {
+      // Counted under the tenant's limit, after its deliveries: linking a large team reads a roster
+      // entry per member, and those calls must not crowd out the sends an HTTP answer waits on.
+      const paced = { tenantId: target.tenantId, conversationId: null, urgent: false };
+      const found = await attempt('Reading a Teams roster', paced, async () => {
         const client = await clientFor(settings, target);
         return client.getConversationMember(pathId(userId), pathId(target.conversationId));
       });
