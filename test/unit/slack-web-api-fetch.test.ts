@@ -1,9 +1,14 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateLimitedError, webApiFetch } from '../../adapters/chat/slack/web-api-fetch.js';
+import {
+  PostOutcomeUnknownError,
+  RateLimitedError,
+  webApiFetch,
+} from '../../adapters/chat/slack/web-api-fetch.js';
 
 interface Received {
   method: string;
@@ -200,6 +205,38 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     expect(performance.now() - started).toBeLessThan(2500);
   });
 
+  it('rejects an answer whose body trickles in past its deadline, though no pause between bytes reaches it', async () => {
+    const { url } = await serve((res) => {
+      res.writeHead(200, { 'content-length': '40' });
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    const started = performance.now();
+    await expect(
+      webApiFetch({ timeoutMs: 300, maxRetryAfterMs: 60_000 })(url, { method: 'POST', body: '' }),
+    ).rejects.toThrow('Slack Web API call timed out after 300 ms');
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('gives up connecting to a host that never accepts at its deadline, as a call never sent', async () => {
+    const { port, close } = await neverAccepting();
+    const started = performance.now();
+    try {
+      const call = webApiFetch({ timeoutMs: 300, maxRetryAfterMs: 60_000 })(
+        `http://127.0.0.1:${port}/api/chat.postMessage`,
+        { method: 'POST', body: '' },
+      );
+      const failure: unknown = await call.catch((error: unknown) => error);
+      expect(String(failure)).toContain('Slack Web API call timed out after 300 ms');
+      // Nothing was sent, so the client may post it again.
+      expect(failure).not.toBeInstanceOf(PostOutcomeUnknownError);
+    } finally {
+      close();
+    }
+    // undici's own connect timeout is 10 s.
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+
   it('rejects an answer cut short, so the client retries it as a network failure', async () => {
     const { url } = await serve((res) => {
       res.writeHead(200, { 'content-length': '100' });
@@ -248,3 +285,33 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     expect(received).toEqual([]);
   });
 });
+
+/**
+ * A port whose connections hang while connecting, as a host that drops them does: a process that
+ * listens with a backlog of one and then blocks, never accepting, its queue filled by held connections.
+ */
+async function neverAccepting(): Promise<{ port: number; close: () => void }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const server = require('node:net').createServer();
+       server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+         process.stdout.write(server.address().port + '\\n', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));
+       });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  const port = Number(line.toString('utf8').trim());
+  const held: Socket[] = [];
+  for (let n = 0; n < 8; n += 1) held.push(connect(port, '127.0.0.1').on('error', () => {}));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return {
+    port,
+    close: () => {
+      for (const socket of held) socket.destroy();
+      child.kill('SIGKILL');
+    },
+  };
+}

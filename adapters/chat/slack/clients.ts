@@ -34,7 +34,7 @@ export interface SlackClientSettings {
   /** Base URL of the Web API, ending in `/`. */
   apiUrl: string;
   retry: SlackRetryOptions;
-  /** Longest wait for one HTTP attempt (ms). */
+  /** Longest wait for each step of one HTTP attempt: connecting, the answer's headers, its whole body (ms). */
   requestTimeoutMs: number;
   /** Web API calls in flight at once, per workspace. */
   concurrency: number;

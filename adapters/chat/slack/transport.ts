@@ -64,7 +64,10 @@ export interface SlackTransportOptions {
   concurrency?: number;
   /** Retries of calls that failed for a passing reason (429, 5xx, network). */
   retry?: SlackRetryOptions;
-  /** Longest wait for one HTTP attempt (ms, default 10,000). */
+  /**
+   * Longest wait for each step of one HTTP attempt: connecting, the answer's headers, its whole body
+   * (ms, default 10,000).
+   */
   requestTimeoutMs?: number;
   /**
    * How long a user id found by email is cached (ms, default one hour). An address with no active

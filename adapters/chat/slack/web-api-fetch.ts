@@ -36,7 +36,7 @@ const posting = /\/chat\.postMessage$/;
 
 /** Options of {@link webApiFetch}. */
 export interface WebApiFetchOptions {
-  /** Deadline for an answer's headers, and again for its body (ms; 0: none). */
+  /** Deadline for connecting, again for an answer's headers, and again for its whole body (ms; 0: none). */
   timeoutMs: number;
   /** Longest `Retry-After` of a `429` that is waited out (ms). */
   maxRetryAfterMs: number;
@@ -48,7 +48,9 @@ export interface WebApiFetchOptions {
 
 /**
  * The `fetch` of the transport's Web API clients: undici's `request` on one keep-alive connection
- * pool, with a deadline of `timeoutMs` for the answer's headers and again for its body (0: none).
+ * pool, with a deadline of `timeoutMs` for connecting, again for the answer's headers, and again for
+ * its whole body (0: none): undici's own body timeout bounds only the pause between two chunks, which
+ * an answer trickling in a byte at a time never reaches.
  *
  * Node's own `fetch` (undici's WHATWG layer) costs several times the CPU of `request` per call
  * (web streams, a transferable `AbortSignal.timeout` per call), and a fan-out pays that once per
@@ -66,7 +68,11 @@ export interface WebApiFetchOptions {
  */
 export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
   const { timeoutMs, maxRetryAfterMs, rateLimitRetries = 3, onRateLimited } = options;
-  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const dispatcher = new Agent({
+    connect: { timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
   /** Until when (`performance.now()`) the calls of a workspace wait, by their `Authorization` header. */
   const pausedUntil = new Map<string, number>();
 
@@ -92,7 +98,7 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
       }
       // Read in full before answering: a connection cut mid-body rejects here, as a network failure
       // the client retries.
-      bytes = await decoded(answer, Buffer.from(await answer.body.arrayBuffer()));
+      bytes = await decoded(answer, await wholeBody(answer, timeoutMs));
     } catch (error) {
       const failure = timedOut(error)
         ? new Error(`Slack Web API call timed out after ${timeoutMs} ms`, { cause: error })
@@ -169,9 +175,28 @@ function decoded(answer: Dispatcher.ResponseData, body: Buffer): Promise<Buffer>
   return decode(body);
 }
 
+/** An answer's body that did not arrive in full within the deadline. */
+class BodyDeadlineError extends Error {}
+
+/** The answer's body, read in full within `timeoutMs` (0: no deadline). */
+async function wholeBody(answer: Dispatcher.ResponseData, timeoutMs: number): Promise<Buffer> {
+  if (timeoutMs === 0) return Buffer.from(await answer.body.arrayBuffer());
+  const deadline = setTimeout(() => answer.body.destroy(new BodyDeadlineError()), timeoutMs);
+  try {
+    return Buffer.from(await answer.body.arrayBuffer());
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
 const timedOut = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  return (
+    error instanceof BodyDeadlineError ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
 };
 
 function fetchResponse(url: string, answer: Dispatcher.ResponseData, body: Buffer): FetchResponse {
