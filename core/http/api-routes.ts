@@ -2,6 +2,7 @@ import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
 import { statusJson } from '../request/status-body.js';
 import { formatIssues } from '../schemas/format-issues.js';
+import { idempotencyKeyPattern } from '../schemas/idempotency-key.js';
 import { notifyRequestSchema } from '../schemas/notify-request.js';
 import { admitSend } from '../use-cases/admit-send.js';
 import { admitWithExtras } from '../use-cases/authenticate.js';
@@ -12,8 +13,6 @@ import { openApiJson } from './openapi.js';
 import { parseJsonObject } from './parse-json-body.js';
 import { jsonTextResponse } from './responses.js';
 import type { Route } from './types.js';
-
-const idempotencyKeyPattern = /^[\x20-\x7E]{1,255}$/;
 
 /** The header of an answer replayed from its `Idempotency-Key`. */
 const replayedHeader = { 'idempotent-replayed': 'true' } as const;
@@ -54,7 +53,7 @@ export function apiRoutes(context: CoreContext): Route[] {
         if (idempotencyKey !== undefined && wellFormedKey === undefined) {
           throw new NotifyError(
             'invalid_request',
-            'Idempotency-Key: must be 1 to 255 printable ASCII characters',
+            'Idempotency-Key: must be 1 to 255 printable ASCII characters, without spaces at either end',
           );
         }
         const callbackUrl = input.response_request?.callback_url;

@@ -18,6 +18,12 @@ const statusOf: Record<NotifyErrorCode, number> = {
 };
 
 /**
+ * The challenge of a `401` (RFC 9110 §11.6.1 requires one): the API key scheme, which no registry
+ * names, and the header that carries the key.
+ */
+export const apiKeyChallenge = 'ApiKey header="X-API-Key"';
+
+/**
  * Any thrown value as an answer in the specification's error shape. Unexpected errors become a
  * generic 500 whose cause goes to the log only. A client that went away mid-upload is routine: one
  * debug line, no stack, and a 400 that nobody reads.
@@ -32,11 +38,10 @@ export function toErrorResponse(error: unknown, logger: Logger): HttpResponse {
     const retryAfter = error.retryAfterSeconds ?? (error.code === 'unavailable' ? 1 : undefined);
     if (error.code === 'unavailable')
       logger.warn('storage unavailable', { cause: String(error.cause ?? error) });
-    return errorResponse(
-      statusOf[error.code],
-      error.details,
-      retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) },
-    );
+    return errorResponse(statusOf[error.code], error.details, {
+      ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+      ...(error.code === 'unauthenticated' ? { 'www-authenticate': apiKeyChallenge } : {}),
+    });
   }
   logger.error('unexpected error', {
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idempotencyKeyPattern } from '../schemas/idempotency-key.js';
 import { notifyRequestSchema, optionSchema, responseRequestSchema } from '../schemas/notify-request.js';
 import {
   errorBodySchema,
@@ -7,6 +8,7 @@ import {
   requestCreatedSchema,
   requestStatusSchema,
 } from '../schemas/responses.js';
+import { apiKeyChallenge } from './error-response.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -46,6 +48,15 @@ const error = (description: string) => ({ description, ...json('Error') });
 const retryAfter = {
   'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before retrying' },
 };
+const unauthenticated = {
+  ...error('Missing or invalid API key'),
+  headers: {
+    'WWW-Authenticate': {
+      schema: { type: 'string', enum: [apiKeyChallenge] },
+      description: 'The scheme of the API key and the header that carries it',
+    },
+  },
+};
 const replayed = {
   'Idempotent-Replayed': {
     schema: { type: 'string', enum: ['true'] },
@@ -54,7 +65,7 @@ const replayed = {
 };
 /** Said of every path: what an operation cannot declare, the answer to a method it does not serve. */
 const otherMethods =
-  'Any other method is answered 405 with an Allow header listing those served, in the Error shape.';
+  'A GET is also served as HEAD: the same status and headers, without a body. Any other method is answered 405 with an Allow header listing those served, in the Error shape.';
 
 let cached: JsonSchema | null = null;
 
@@ -85,7 +96,7 @@ export function openApiDocument(): JsonSchema {
               in: 'header',
               required: false,
               description: 'Makes retries of one send safe: repeats within 24 hours replay its answer',
-              schema: { type: 'string', pattern: '^[\\x20-\\x7E]{1,255}$' },
+              schema: { type: 'string', pattern: idempotencyKeyPattern.source },
             },
           ],
           requestBody: { required: true, ...json('NotifyRequest') },
@@ -97,12 +108,16 @@ export function openApiDocument(): JsonSchema {
                 'application/json': { schema: { oneOf: [ref('NotificationSent'), ref('RequestCreated')] } },
               },
             },
-            '400': error('Invalid body'),
-            '401': error('Missing or invalid API key'),
+            '400': error(
+              'Invalid body, or a malformed header (Content-Type, Idempotency-Key, one given twice)',
+            ),
+            '401': unauthenticated,
             '409': { ...error('The same Idempotency-Key is still being processed'), headers: retryAfter },
             '413': error('Body larger than 64 KiB'),
             '422': {
-              ...error('Unknown recipients, or an Idempotency-Key reused with another body'),
+              ...error(
+                'Unknown recipients, a callback_url refused, or an Idempotency-Key reused with another body',
+              ),
               headers: replayed,
             },
             '429': { ...error('Rate limit exceeded'), headers: retryAfter },
@@ -127,7 +142,7 @@ export function openApiDocument(): JsonSchema {
           responses: {
             '200': { description: 'The status', ...json('RequestStatus') },
             '400': error('Invalid request_id format'),
-            '401': error('Missing or invalid API key'),
+            '401': unauthenticated,
             '404': error('Request not found'),
             '413': error('A body (never used) larger than 64 KiB'),
             '429': { ...error('Rate limit exceeded'), headers: retryAfter },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddress } from './email-address.js';
+import { emailAddress, paddedEmailPattern } from './email-address.js';
 import {
   boundedArray,
   boundedNumber,
@@ -29,7 +29,7 @@ const email = z
   .string({ error: typeMessage('a string') })
   .trim()
   .pipe(emailAddress('must be a valid email address'))
-  .meta({ format: 'email' });
+  .meta({ description: 'An email address; spaces at either end are trimmed', pattern: paddedEmailPattern });
 
 /** A response button (docs/http-api.md#request-body). */
 export const optionSchema = strictObject({

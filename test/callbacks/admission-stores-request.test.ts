@@ -127,7 +127,11 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
       const sent = await setup.send(interactive(url), { 'idempotency-key': 'caf\u00e9' });
       expect(sent).toEqual({
         status: 400,
-        body: { status: 'error', details: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' },
+        body: {
+          status: 'error',
+          details:
+            'Idempotency-Key: must be 1 to 255 printable ASCII characters, without spaces at either end',
+        },
       });
       expect(looked).toEqual([]);
       await setup.notifier.stop();

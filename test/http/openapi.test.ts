@@ -121,7 +121,7 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
     const parameter = ((post.parameters ?? []) as Json[]).find((p) => p.name === 'Idempotency-Key');
     expect(parameter).toBeDefined();
     const pattern = new RegExp(String((parameter!.schema as Json).pattern));
-    for (const key of ['deploy-42 retry', 'a\tb', 'caf\u00e9', 'x'.repeat(255), 'x'.repeat(256)]) {
+    for (const key of ['deploy-42 retry', 'a\tb', 'caf\u00e9', 'x'.repeat(255), 'x'.repeat(256), ' ']) {
       const answer = await send(host, plainBody(), { idempotencyKey: key });
       expect(answer.status !== 400, JSON.stringify(key)).toBe(pattern.test(key));
     }
@@ -133,6 +133,49 @@ describe.each(hostKinds)('GET /openapi.json (%s)', (kind) => {
         'Idempotent-Replayed',
       );
     }
+  });
+
+  it('describes user_emails entries as the server checks them, spaces at either end trimmed', async () => {
+    const post = ((doc.paths as Json)['/api/notify'] as Json).post as Json;
+    const entry = ((bodySchema(doc, post.requestBody).properties as Json).user_emails as Json).items as Json;
+    // JSON Schema patterns are ECMA-262 regular expressions; validators such as Ajv compile them with `u`.
+    const pattern = new RegExp(String(entry.pattern), 'u');
+    const addresses = [
+      'bob@acme.test',
+      ' bob@acme.test ',
+      'a&b@acme.test',
+      'o/brien@acme.test',
+      'a@b.c',
+      'a@1.2.3.4',
+      'a@x-.test',
+      'first.last+tag@sub.acme.test',
+      '.bob@acme.test',
+      'bob@acme',
+      `${'a'.repeat(64)}@acme.test`,
+      `${'a'.repeat(65)}@acme.test`,
+      `a@${'b'.repeat(63)}.test`,
+      `a@${'b'.repeat(64)}.test`,
+      `a@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(60)}.test`,
+      `a@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(61)}.test`,
+    ];
+    // One send (the harness's rate limit allows a few): the 400 names every entry refused.
+    const answer = await send(host, { user_emails: addresses, message: 'Hello' });
+    expect(answer.status).toBe(400);
+    const refused = [...answer.text.matchAll(/user_emails\[(\d+)\]: must be a valid email address/g)].map(
+      (match) => addresses[Number(match[1])],
+    );
+    expect(refused).toEqual(addresses.filter((address) => !pattern.test(address)));
+    expect(refused.length).toBeGreaterThan(3);
+    expect(refused.length).toBeLessThan(addresses.length - 3);
+  });
+
+  it('names HEAD among what a path serves, and the challenge of a 401 as the server sends it', async () => {
+    expect(((doc.paths as Json)['/api/notify/status/{request_id}'] as Json).description).toContain('HEAD');
+    const get = ((doc.paths as Json)['/api/notify/status/{request_id}'] as Json).get as Json;
+    const challenge = (((get.responses as Json)['401'] as Json).headers as Json)['WWW-Authenticate'] as Json;
+    const answer = await call(`${host.baseUrl}/api/notify/status/req_${'A'.repeat(24)}`);
+    expect(answer.status).toBe(401);
+    expect((challenge.schema as Json).enum).toEqual([answer.headers.get('www-authenticate')]);
   });
 
   it('documents the error shape for every error status', () => {
