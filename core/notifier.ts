@@ -1,8 +1,9 @@
 import type { SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
+import { organizationShares } from './callbacks/organization-shares.js';
 import type { CoreContext } from './context.js';
 import { normalizeEmail, type Principal, type User } from './domain/directory.js';
-import { createDueWorkRunner } from './due-work/due-work-runner.js';
+import { createDueWorkRunner, defaultDueWorkConcurrency } from './due-work/due-work-runner.js';
 import { apiRoutes } from './http/api-routes.js';
 import type { TrustProxy } from './http/client-address.js';
 import { createHttpHandler, type HttpHandler } from './http/handler.js';
@@ -70,7 +71,8 @@ export interface NotifierOptions {
    * wait on the storage, the chat platforms or callback receivers, so that a burst of timeouts ends
    * sooner; it runs fewer again, down to 16, while they wait on the processor alone (memory storage
    * and the inbox), where fewer at once are faster. A lower setting keeps the outbound callbacks of
-   * one process down. Not a positive integer: a `RangeError` here.
+   * one process down; the callback attempts of one organization hold at most a quarter of it. Not a
+   * positive integer: a `RangeError` here.
    */
   dueWorkConcurrency?: number;
   /**
@@ -171,6 +173,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
   checkCallbacks(options.callbacks);
   claimTransports(options.transports);
   const { dueWorkConcurrency } = options;
+  // A quarter of the due-work slots per organization for callback attempts: the receivers of one that
+  // never answer leave the rest to the timeouts, refreshes and other organizations' callbacks.
+  const callbackShares = organizationShares(
+    Math.max(1, Math.floor((dueWorkConcurrency ?? defaultDueWorkConcurrency) / 4)),
+  );
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const context = {
@@ -222,7 +229,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         return runRefresh(context, item);
       },
       async callback(item) {
-        if (context.callbacks) return deliverCallback(context, context.callbacks, item);
+        if (context.callbacks) return deliverCallback(context, context.callbacks, callbackShares, item);
         logger.warn('callback dropped: no callback transport configured', { requestId: item.requestId });
         return { done: true };
       },

@@ -1489,6 +1489,19 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(third).toMatchObject({ ...item, runAt: t0 + 30, attempt: 2 });
       });
 
+      it('puts a claimed item off without counting an attempt: new runAt, same attempt, lease freed', async () => {
+        const item = dueItem({ kind: 'callback' });
+        await storage.dueWork.enqueue([item]);
+        const [claimed] = await storage.dueWork.claim(t0, 10, lease);
+        await storage.dueWork.reschedule(claimed!, t0 + 10, { sameAttempt: true });
+        expect(await storage.dueWork.claim(t0 + 9, 10, lease)).toEqual([]);
+        const [again] = await storage.dueWork.claim(t0 + 10, 10, lease);
+        expect(again).toMatchObject({ ...item, runAt: t0 + 10, attempt: 0 });
+        await storage.dueWork.reschedule(again!, t0 + 20);
+        const [third] = await storage.dueWork.claim(t0 + 20, 10, lease);
+        expect(third).toMatchObject({ ...item, runAt: t0 + 20, attempt: 1 });
+      });
+
       it('reports when the next item becomes claimable: its runAt or its lease end', async () => {
         expect(await storage.dueWork.nextRunAt()).toBeNull();
         const a = dueItem({ runAt: t0 + 100 });

@@ -4,6 +4,7 @@ import type { CallbackTarget, InteractiveRequest } from '../domain/interactive-r
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
 import { callbackBody, webhookId } from './callback-body.js';
+import type { OrganizationShares } from './organization-shares.js';
 import { keptWithRequest, lastAttemptBefore } from './request-retention.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
@@ -41,13 +42,21 @@ async function attempt(
 }
 
 /**
+ * How long an attempt whose organization has every share in use is put off: about as long as an
+ * attempt to a receiver that answers, jittered so that those put off together spread out.
+ */
+const postponedMs = (random: number): number => 1000 + Math.round(random * 1000);
+
+/**
  * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
  * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
- * every attempt without the secret or the body.
+ * every attempt without the secret or the body. An attempt of an organization with every share in
+ * use is put off, uncounted.
  */
 export async function deliverCallback(
   context: CoreContext,
   transport: CallbackTransport,
+  shares: OrganizationShares,
   item: ClaimedDueItem,
 ): Promise<DueWorkResult> {
   const { logger, clock } = context;
@@ -56,8 +65,20 @@ export async function deliverCallback(
     logger.warn('callback dropped: no finished request with a callback_url', { requestId: item.requestId });
     return { done: true };
   }
+  const { organizationId } = request;
+  if (!shares.take(organizationId)) {
+    logger.debug('callback attempt put off: its organization has every share in use', {
+      requestId: request.id,
+    });
+    return { done: false, retryAt: clock.now() + postponedMs(Math.random()), postponed: true };
+  }
   const started = performance.now();
-  const result = await attempt(context, transport, request, request.callback);
+  let result: CallbackAttemptResult;
+  try {
+    result = await attempt(context, transport, request, request.callback);
+  } finally {
+    shares.give(organizationId);
+  }
   const fields = {
     requestId: request.id,
     attempt: item.attempt + 1,

@@ -5,8 +5,11 @@ import type { DueWorkStore } from '../ports/due-work-store.js';
 import type { Logger } from '../ports/logger.js';
 import { createAdaptiveLimit, type LoopTime } from './adaptive-limit.js';
 
-/** What a handler decided about an item: done, or run it again at `retryAt` (epoch ms). */
-export type DueWorkResult = { done: true } | { done: false; retryAt: number };
+/**
+ * What a handler decided about an item: done, or run it again at `retryAt` (epoch ms), as its next
+ * attempt or, `postponed`, as the same one (it was put off without being tried).
+ */
+export type DueWorkResult = { done: true } | { done: false; retryAt: number; postponed?: boolean };
 
 /**
  * Most due items a runner runs at once unless told otherwise, while they wait on the network. An
@@ -127,7 +130,7 @@ export function createDueWorkRunner(options: DueWorkRunnerOptions): DueWorkRunne
       if (result.done) {
         await store.complete(item);
       } else {
-        await store.reschedule(item, result.retryAt);
+        await store.reschedule(item, result.retryAt, { sameAttempt: result.postponed === true });
         // The timer was armed while this item was leased: wake earlier if its new time comes first.
         if (!saturated) armNoLaterThan(result.retryAt - clock.now());
       }

@@ -111,10 +111,10 @@ export function memoryDueWorkStore(): MemoryDueWorkStore {
     async complete(item) {
       if (owned(item) !== undefined) remove(item.id);
     },
-    async reschedule(item, runAt) {
+    async reschedule(item, runAt, options) {
       const entry = owned(item);
       if (entry === undefined) return;
-      entry.attempt += 1;
+      if (options?.sameAttempt !== true) entry.attempt += 1;
       entry.leaseToken = null;
       entry.at = runAt;
       entry.leasedRunAt = null;

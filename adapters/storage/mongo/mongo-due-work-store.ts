@@ -240,13 +240,13 @@ export function mongoDueWorkStore({ requests }: MongoDueWorkStoreOptions): DueWo
       }
     },
 
-    async reschedule(item, runAt) {
+    async reschedule(item, runAt, options) {
       await requests.updateOne({ due: { $elemMatch: { id: item.id, leaseToken: item.leaseToken } } }, [
         changeItem(isLeasedItem(item), {
           runAt,
           claimableAt: runAt,
           leaseToken: null,
-          attempt: { $add: ['$$this.attempt', 1] },
+          attempt: { $add: ['$$this.attempt', options?.sameAttempt === true ? 0 : 1] },
         }),
         setNextClaimableAt,
       ]);

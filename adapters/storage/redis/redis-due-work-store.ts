@@ -57,11 +57,17 @@ export function redisDueWorkStore(redis: RedisRunner, keys: RedisKeys): DueWorkS
     async complete(item) {
       await redis.evalScript(completeScript, [keys.due], [keys.dueItemBase, item.id, item.leaseToken]);
     },
-    async reschedule(item, runAt) {
+    async reschedule(item, runAt, options) {
       await redis.evalScript(
         rescheduleScript,
         [keys.due, keys.sequence],
-        [keys.dueItemBase, item.id, item.leaseToken, String(runAt)],
+        [
+          keys.dueItemBase,
+          item.id,
+          item.leaseToken,
+          String(runAt),
+          options?.sameAttempt === true ? '0' : '1',
+        ],
       );
     },
     async nextRunAt() {

@@ -76,14 +76,15 @@ return 1
 `);
 
 /**
- * KEYS: due set, sequence. ARGV: item base, id, lease token, runAt. If the token still holds the
- * lease: moves the item to runAt, counts the attempt and frees the lease.
+ * KEYS: due set, sequence. ARGV: item base, id, lease token, runAt, 1 to count the attempt (0: the
+ * item was put off). If the token still holds the lease: moves the item to runAt, adds that to its
+ * attempt and frees the lease.
  */
 export const rescheduleScript = luaScript(`${dueLua}
 local item_key = ARGV[1] .. ARGV[2]
 if redis.pcall('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
 redis.call('HSET', item_key, 'runAt', ARGV[4])
-redis.call('HINCRBY', item_key, 'attempt', 1)
+redis.call('HINCRBY', item_key, 'attempt', tonumber(ARGV[5]))
 redis.call('HDEL', item_key, 'lease')
 schedule_due(KEYS[1], item_key, ARGV[2], KEYS[2], ARGV[4])
 return 1

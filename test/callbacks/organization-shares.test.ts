@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type {
+  CallbackAttempt,
+  CallbackAttemptResult,
+  CallbackTransport,
+} from '../../core/ports/callback-transport.js';
+import { capturingLogger } from '../support/capturing-logger.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
+import { tableResolver } from './callback-setup.js';
+
+/** Whether an attempt goes to globex's receiver. */
+const toGlobex = (attempt: CallbackAttempt): boolean =>
+  attempt.url.startsWith('https://hooks.globex.example/');
+
+const delivered: CallbackAttemptResult = { outcome: 'delivered', status: 200 };
+
+/**
+ * Stands in for the receivers behind the callback transport: acme's do not answer until released
+ * (an attacker's, each holding its attempt for the 15 s of a real one), globex's answer at once.
+ */
+function receivers(): CallbackTransport & {
+  attempts: CallbackAttempt[];
+  hanging(): number;
+  release(): void;
+} {
+  const attempts: CallbackAttempt[] = [];
+  let waiting: (() => void)[] = [];
+  let released = false;
+  return {
+    resolver: tableResolver({
+      'hooks.acme.example': ['93.184.216.34'],
+      'hooks.globex.example': ['93.184.216.35'],
+    }),
+    allowInsecure: false,
+    attempts,
+    hanging: () => waiting.length,
+    release() {
+      released = true;
+      for (const answer of waiting) answer();
+      waiting = [];
+    },
+    send(attempt) {
+      attempts.push(attempt);
+      if (released || toGlobex(attempt)) return Promise.resolve(delivered);
+      return new Promise((resolve) => waiting.push(() => resolve(delivered)));
+    },
+  };
+}
+
+async function finishedWithCallback(
+  notifier: Notifier,
+  key: string,
+  email: string,
+  url: string,
+): Promise<string> {
+  const response = await notifier.handle({
+    method: 'POST',
+    url: '/api/notify',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: [
+      new TextEncoder().encode(
+        JSON.stringify({
+          user_emails: [email],
+          message: 'Deploy?',
+          response_request: {
+            options: [
+              { text: 'Yes', value: 'yes' },
+              { text: 'No', value: 'no' },
+            ],
+            timeout_minutes: 5,
+            callback_url: url,
+          },
+        }),
+      ),
+    ],
+    clientAddress: '127.0.0.1',
+  });
+  const { request_id: requestId } = JSON.parse(response?.body ?? '{}') as { request_id: string };
+  await notifier.click({ requestId, recipient: email, value: 'yes' });
+  return requestId;
+}
+
+async function until(condition: () => boolean, withinMs: number): Promise<void> {
+  const end = performance.now() + withinMs;
+  while (!condition() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+let notifier: Notifier | undefined;
+afterEach(async () => {
+  await notifier?.stop();
+  notifier = undefined;
+});
+
+describe('callback attempts of one organization whose receivers never answer', () => {
+  it("hold a quarter of the due-work slots at most: another organization's callback goes out at once", async () => {
+    const transport = receivers();
+    const logger = capturingLogger();
+    notifier = createNotifier({
+      storage: memoryStorage(),
+      transports: [inboxTransport()],
+      callbacks: transport,
+      dueWorkConcurrency: 4,
+      logger,
+    });
+    await notifier.seed(testSeed);
+    for (let n = 0; n < 6; n += 1) {
+      await finishedWithCallback(
+        notifier,
+        testKeys.alice,
+        'bob@acme.test',
+        `https://hooks.acme.example/${n}`,
+      );
+    }
+    const globex = await finishedWithCallback(
+      notifier,
+      testKeys.gina,
+      'gina@globex.test',
+      'https://hooks.globex.example/',
+    );
+    notifier.start();
+    await until(() => transport.attempts.some(toGlobex), 3000);
+    expect(
+      transport.attempts
+        .filter(toGlobex)
+        .map((attempt) => (JSON.parse(attempt.body) as { request_id: string }).request_id),
+    ).toEqual([globex]);
+    // One share of the four slots for acme: one attempt hangs, the others were put off.
+    expect(transport.hanging()).toBe(1);
+
+    transport.release();
+    await until(() => transport.attempts.length === 7, 6000);
+    const acme = transport.attempts.filter((attempt) =>
+      attempt.url.startsWith('https://hooks.acme.example/'),
+    );
+    expect(new Set(acme.map((attempt) => attempt.url)).size).toBe(6);
+    expect(acme).toHaveLength(6);
+    // Putting an attempt off did not count as one: each callback went out at its first attempt.
+    const logged = logger.entries.filter((entry) => entry.message === 'callback attempt');
+    expect(logged.map((entry) => entry.fields?.attempt)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+  });
+});
