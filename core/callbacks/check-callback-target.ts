@@ -77,11 +77,12 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
       },
     );
   }
-  if (addresses.length === 0) {
+  if (addresses.length === 0 && policy.allowInsecure) {
     throw new NotifyError('unprocessable', `${field}: the host ${host} does not resolve`);
   }
-  // Naming the address (or its kind) would let a caller map the names of an internal network.
-  if (!policy.allowInsecure && !addresses.every(isPublicAddress)) {
+  // Naming the address (or its kind) would let a caller map the names of an internal network, and so
+  // would telling a name without addresses from one with private ones: which names exist inside.
+  if (!policy.allowInsecure && (addresses.length === 0 || !addresses.every(isPublicAddress))) {
     throw new NotifyError('unprocessable', `${field}: the host does not resolve to a public address`);
   }
   return addresses;

@@ -84,15 +84,9 @@ describe('callback_url at submission', () => {
     expect(resolver.lookups).toEqual([]);
   });
 
-  it('refuses a host that does not resolve with 422', async () => {
+  it('refuses a host that does not resolve with the 422 of a private one: which internal names exist stays unsaid', async () => {
     const sent = await setup.send(interactive('https://nowhere.example/hook'));
-    expect(sent).toEqual({
-      status: 422,
-      body: {
-        status: 'error',
-        details: 'response_request.callback_url: the host nowhere.example does not resolve',
-      },
-    });
+    expect(sent).toEqual({ status: 422, body: { status: 'error', details: notPublic } });
   });
 
   it('refuses a resolver that does not answer in time with 422', async () => {
@@ -211,6 +205,19 @@ describe('callback_url at delivery', () => {
     await finish(target, `http://hooks.example:${receiver.port}/hook`);
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0]?.host).toBe(`hooks.example:${receiver.port}`);
+    await target.notifier.stop();
+  });
+
+  it('names a host that does not resolve under the development option, where nothing internal is hidden', async () => {
+    const target = await callbackSetup({ resolver: tableResolver({}), allowInsecure: true });
+    const sent = await target.send(interactive('http://nowhere.example/hook'));
+    expect(sent).toEqual({
+      status: 422,
+      body: {
+        status: 'error',
+        details: 'response_request.callback_url: the host nowhere.example does not resolve',
+      },
+    });
     await target.notifier.stop();
   });
 
