@@ -51,7 +51,8 @@ function isCallbackEvent(value: unknown): value is CallbackEvent {
  *
  * Throws a {@link CallbackVerificationError} when a `webhook-*` header is missing, the timestamp is
  * more than `toleranceSeconds` away from now, no `v1` signature in `webhook-signature` matches, or
- * the body is not a callback. Throws a `TypeError` when `secret` is not a `whsec_…` secret.
+ * the body is not a callback. Throws a `TypeError` when `secret` is not a `whsec_…` secret (the
+ * base64 of at least 24 bytes: the service's encode 32).
  * Deduplicate on the `webhook-id` header: a callback may arrive more than once.
  */
 export function verifyCallback(

@@ -1,17 +1,30 @@
 import { createHmac } from 'node:crypto';
 
 const secretPrefix = 'whsec_';
-const base64Pattern = /^[A-Za-z0-9+/]+={0,2}$/;
+/** Base64 in groups of four, the last one padded or not (a lone character in a group encodes nothing). */
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+
+/**
+ * The fewest key bytes a secret may encode: Standard Webhooks asks for 24 to 64, and the service
+ * draws 32. A secret garbled or cut short (`whsec_A` encodes no byte at all, and an HMAC with an
+ * empty key is one anybody can compute) must not pass for one.
+ */
+const fewestKeyBytes = 24;
 
 /**
  * The signing key bytes a `whsec_…` callback secret encodes (the prefix is optional).
  *
- * @throws TypeError when the secret is not base64 after its prefix.
+ * @throws TypeError when the secret is not base64 after its prefix, or encodes fewer than 24 bytes.
  */
 export function callbackSecretKey(secret: string): Buffer {
   const encoded = secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret;
-  if (!base64Pattern.test(encoded)) throw new TypeError('The callback secret is not `whsec_` + base64');
-  return Buffer.from(encoded, 'base64');
+  const key = base64Pattern.test(encoded) ? Buffer.from(encoded, 'base64') : null;
+  if (key === null || key.length < fewestKeyBytes) {
+    throw new TypeError(
+      `The callback secret is not \`whsec_\` + the base64 of at least ${fewestKeyBytes} bytes`,
+    );
+  }
+  return key;
 }
 
 const bytesOf = (body: string | Uint8Array): Uint8Array =>

@@ -165,6 +165,25 @@ describe('verifyCallback', () => {
     expect(() => verifyCallback('whsec_%%%', signed(), payload)).toThrow(TypeError);
   });
 
+  it.each([
+    ['no byte at all', 'whsec_A'],
+    ['an empty secret', 'whsec_'],
+    ['a lone character after full groups', `whsec_${'A'.repeat(33)}`],
+    ['23 bytes', `whsec_${Buffer.alloc(23, 7).toString('base64')}`],
+  ])(
+    'rejects a secret garbled or cut short (%s), whose empty or short key anybody could sign with',
+    (_what, short) => {
+      expect(() => verifyCallback(short, signed(), payload)).toThrow(TypeError);
+    },
+  );
+
+  it('takes a secret of 24 bytes, and the base64 of 32 without its padding', () => {
+    for (const bytes of [Buffer.alloc(24, 7), Buffer.alloc(32, 9)]) {
+      const key = bytes.toString('base64').replace(/=+$/, '');
+      expect(() => verifyCallback(`whsec_${key}`, signed(), payload)).toThrow(CallbackVerificationError);
+    }
+  });
+
   it("makes signatures that the official library's verify accepts", () => {
     const date = new Date();
     const headers = {
