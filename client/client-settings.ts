@@ -21,7 +21,7 @@ function checked(
 /**
  * The options of `createClient` as it uses them, refused at creation when they could not work: a
  * base URL that is no absolute `http:` or `https:` URL (it would fail every call as a network
- * error), an API key that is no string or could not be sent in a header, retry numbers that are not
+ * error) or has a query or a fragment, an API key that is no string or could not be sent in a header, retry numbers that are not
  * finite.
  */
 export function clientSettings(options: ClientOptions): { baseUrl: string; policy: RetryPolicy } {
@@ -35,6 +35,13 @@ export function clientSettings(options: ClientOptions): { baseUrl: string; polic
   if (parsed === null || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
     throw new TypeError(
       `createClient: baseUrl must be an absolute http: or https: URL, such as https://notify.example.com; got ${JSON.stringify(baseUrl)}`,
+    );
+  }
+  // The API's paths are appended to the base URL as text: after a query or a fragment they would
+  // land in it, and every call would go to the base's own path.
+  if (parsed.search !== '' || parsed.hash !== '' || /[?#]/.test(baseUrl)) {
+    throw new TypeError(
+      `createClient: baseUrl must have no query or fragment, only a path prefix; got ${JSON.stringify(baseUrl)}`,
     );
   }
   if (typeof apiKey !== 'string' || apiKey === '') {

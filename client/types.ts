@@ -47,7 +47,7 @@ export interface RetryOptions {
 
 /** Settings of {@link createClient}. */
 export interface ClientOptions {
-  /** Where the service is, e.g. `https://notify.example.com` (a path prefix is kept). */
+  /** Where the service is, e.g. `https://notify.example.com` (a path prefix is kept; no query or fragment). */
   baseUrl: string;
   /** A personal API key (`X-API-Key`). */
   apiKey: string;

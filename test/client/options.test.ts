@@ -11,6 +11,16 @@ describe('createClient refuses options that could not work, at creation', () => 
     },
   );
 
+  it.each([
+    'https://notify.example.com/prefix?tenant=a',
+    'https://notify.example.com/#x',
+    'https://notify.example.com/?',
+  ])('a baseUrl with a query or a fragment, after which every path would land: %j', (baseUrl) => {
+    expect(() => createClient({ baseUrl, apiKey: 'cnk_x' })).toThrow(
+      /^createClient: baseUrl must have no query or fragment/,
+    );
+  });
+
   it('an API key that is unset or empty', () => {
     for (const apiKey of [process.env.CHAT_NOTIFY_NEVER_SET as string, '']) {
       expect(() => createClient({ baseUrl: 'https://notify.example.com', apiKey })).toThrow(
