@@ -92,7 +92,8 @@ export function apiRoutes(context: CoreContext): Route[] {
           request.clientAddress,
         );
         const read = stored === null ? null : await stored;
-        return jsonTextResponse(200, statusJson(shownRequest(context, principal, requestId, read)));
+        const shown = shownRequest(context, principal, requestId, read);
+        return jsonTextResponse(200, statusJson(shown instanceof Promise ? await shown : shown));
       },
     },
     {

@@ -12,13 +12,21 @@ import type { RequestCommand, RequestEvent } from './events.js';
 export const pledgedRefreshDelayMs = 10 * 60_000;
 
 /**
+ * Whether a write made for `event` pledges a refresh of the copies it changes: every event's but
+ * that of a timeout run by its due item, which is itself what runs again.
+ */
+export const pledgesRefresh = (event: RequestEvent): boolean =>
+  event.type !== 'timeout' || event.byRead === true;
+
+/**
  * The commands that must be written atomically with the transition `event` made, as due-work
  * changes. A write whose copies must change also schedules their refresh (`pledgedRefreshItemId`),
  * which the writer cancels once it updated them: a write whose process died, or whose answer was
  * lost although it was stored, leaves it to run, so that no copy keeps showing an earlier state for
  * good. The timeout's own write needs neither: its item, which its worker holds leased, stays in
  * place, is completed once the copies are updated, and otherwise runs again and finds its request
- * finished (the notifier's timeout handler refreshes the copies then).
+ * finished (the notifier's timeout handler refreshes the copies then). A timeout a status read ran
+ * holds no item: its write is a click's.
  */
 export function dueChanges(
   next: InteractiveRequest,
@@ -26,7 +34,7 @@ export function dueChanges(
   event: RequestEvent,
 ): DueWorkChanges {
   const changes: DueWorkChanges = { enqueue: [], cancel: [] };
-  const ownTimeout = event.type === 'timeout';
+  const ownTimeout = !pledgesRefresh(event);
   for (const command of commands) {
     if (command.type === 'cancel-timeout' && !ownTimeout) changes.cancel.push(timeoutItemId(next.id));
     if (command.type === 'enqueue-callback') {

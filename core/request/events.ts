@@ -4,7 +4,16 @@ import type { ClickOutcome } from '../ports/chat-transport.js';
 /** Something that happens to an interactive request. `at` is epoch milliseconds: transitions have no clock. */
 export type RequestEvent =
   | { type: 'click'; requestId: string; recipient: string; value: string; at: number }
-  | { type: 'timeout'; requestId: string; at: number };
+  | {
+      type: 'timeout';
+      requestId: string;
+      at: number;
+      /**
+       * Run by a status read past the deadline, not by the timeout's due item: its write then cancels
+       * the item and pledges a refresh of the copies, as a click that finishes the request does.
+       */
+      byRead?: boolean;
+    };
 
 /** What must happen because of a transition. */
 export type RequestCommand =

@@ -15,7 +15,7 @@ import { NotifyError } from '../errors.js';
 import type { DueWorkStore } from '../ports/due-work-store.js';
 import type { Logger } from '../ports/logger.js';
 import type { RequestStore } from '../ports/request-store.js';
-import { dueChanges } from './due-changes.js';
+import { dueChanges, pledgesRefresh } from './due-changes.js';
 import type { RequestCommand, RequestEvent, TransitionOutcome } from './events.js';
 import { transition } from './transition.js';
 
@@ -177,7 +177,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
   /** Runs the commands of a stored write, then cancels the refresh it pledged for its copies. */
   async function runStored(event: RequestEvent, state: InteractiveRequest, commands: RequestCommand[]) {
     await runCommands(state, commands);
-    if (event.type !== 'timeout' && commands.some((command) => command.type === 'update-messages')) {
+    if (pledgesRefresh(event) && commands.some((command) => command.type === 'update-messages')) {
       await cancelPledgedRefresh(state);
     }
   }

@@ -2,17 +2,17 @@ import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
-import { transition } from '../request/transition.js';
 
 /** Request ids as the service issues them (docs/behaviour.md#identifiers). */
 export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
 
 /**
  * The status use case (docs/http-api.md#get-apinotifystatusrequest_id) once the request was read:
- * null when none is stored under `requestId`. A request past its expiry whose timeout has not run
- * yet is shown as the timeout will leave it, so that a reader never sees a request pending after its
- * deadline; the due-work runner is nudged to store that state. Answers the request as the status
- * shows it (`statusBody`, `statusJson`).
+ * null when none is stored under `requestId`. Answers the request as the status shows it
+ * (`statusBody`, `statusJson`), at once, or once stored finished when it was read past its expiry
+ * with its timeout not run yet: the read runs the timeout itself. Showing the state the timeout
+ * would leave, unstored, let a click made before the deadline whose write came after the read change
+ * a request already shown finished, and its callback then told other answers than the status had.
  *
  * @throws NotifyError `invalid_request` for a malformed id, `not_found` for a request that is not
  * stored or is another organization's.
@@ -22,16 +22,24 @@ export function shownRequest(
   principal: Principal,
   requestId: string,
   request: InteractiveRequest | null,
-): InteractiveRequest {
+): InteractiveRequest | Promise<InteractiveRequest> {
   if (!requestIdPattern.test(requestId))
     throw new NotifyError('invalid_request', 'Invalid request_id format');
   if (!request || request.organizationId !== principal.organization.id) {
     throw new NotifyError('not_found', 'Request not found');
   }
-  if (request.status === 'pending' && context.clock.now() >= request.expiresAt) {
-    context.dueWork.poke();
-    return transition(request, { type: 'timeout', requestId, at: request.expiresAt }).state;
-  }
+  if (request.status === 'pending' && context.clock.now() >= request.expiresAt)
+    return timedOut(context, requestId);
+  return request;
+}
+
+/** Runs the timeout of a request read past its expiry, and answers the request as stored then. */
+async function timedOut(context: CoreContext, requestId: string): Promise<InteractiveRequest> {
+  const { request } = await context.machine.dispatch(
+    { type: 'timeout', requestId, at: context.clock.now(), byRead: true },
+    'stored',
+  );
+  if (request === null) throw new NotifyError('not_found', 'Request not found');
   return request;
 }
 
