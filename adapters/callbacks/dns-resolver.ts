@@ -1,17 +1,56 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import type { HostResolver } from '../../core/adapter-kit.js';
 
-const notFound = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+/** Answers that mean the name has no address of that family. */
+const noAddress = new Set(['ENOTFOUND', 'ENODATA']);
 
-/** The system resolver: every A and AAAA address of a host, as the operating system resolves it. */
-export const dnsResolver: HostResolver = {
-  async resolve(hostname) {
+/** Names that are loopback by definition (RFC 6761), answered without DNS. */
+const loopbackName = /^(?:.+\.)?localhost\.?$/i;
+
+/** Options of {@link createDnsResolver}. */
+export interface DnsResolverOptions {
+  /** DNS servers (`address` or `address:port`); the system's (from `/etc/resolv.conf`) by default. */
+  servers?: string[];
+  /** How long one query waits for a server's answer before it asks again (ms, default 2,000). */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * Resolves callback hosts by asking DNS for their A and AAAA records through Node's asynchronous
+ * resolver (c-ares), not the operating system's `getaddrinfo`: libuv runs at most two of those at
+ * once for the whole process, so a caller whose callback host's DNS never answers would hold up
+ * every other name lookup of the process (the chat platforms', the store's) for as long as the
+ * system resolver waits. The hosts file is therefore not read: a receiver must be in DNS. `localhost`
+ * and its subdomains are loopback, as RFC 6761 says, which only the development option admits.
+ */
+export function createDnsResolver(options: DnsResolverOptions = {}): HostResolver {
+  const resolver = new Resolver({ timeout: options.queryTimeoutMs ?? 2_000, tries: 2 });
+  if (options.servers !== undefined) resolver.setServers(options.servers);
+  const family = async (query: Promise<string[]>): Promise<string[]> => {
     try {
-      const addresses = await lookup(hostname, { all: true, verbatim: true });
-      return addresses.map((entry) => entry.address);
+      return await query;
     } catch (error) {
-      if (notFound.has((error as NodeJS.ErrnoException).code ?? '')) return [];
+      if (noAddress.has((error as NodeJS.ErrnoException).code ?? '')) return [];
       throw error;
     }
-  },
-};
+  };
+  return {
+    async resolve(hostname) {
+      if (loopbackName.test(hostname)) return ['127.0.0.1', '::1'];
+      const [v4, v6] = await Promise.allSettled([
+        family(resolver.resolve4(hostname)),
+        family(resolver.resolve6(hostname)),
+      ]);
+      // A family that failed while the other answered leaves those addresses: only checked ones are
+      // ever connected to.
+      const addresses = [v4, v6].flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+      if (addresses.length > 0) return addresses;
+      const failed = [v4, v6].find((result) => result.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      return [];
+    },
+  };
+}
+
+/** {@link createDnsResolver} with the system's DNS servers: the callback transport's default. */
+export const dnsResolver: HostResolver = createDnsResolver();

@@ -18,7 +18,7 @@ export interface HttpCallbacksOptions {
    * it on, say so in your log at start-up.
    */
   allowInsecure?: boolean;
-  /** Resolves callback hosts; the system resolver by default. */
+  /** Resolves callback hosts; DNS through `dnsResolver` (c-ares, the system's servers) by default. */
   resolver?: HostResolver;
   /**
    * An attempt that has no complete answer after this long has failed (default 15 000 ms). With
