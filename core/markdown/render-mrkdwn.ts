@@ -165,7 +165,8 @@ export function textPieces(text: string): MrkdwnPiece[] {
  * markup Slack has and the specification's markdown does not: a word that starts with `>` would
  * start a quote where it starts a line (and any word may start a section of a long message), and
  * `~x~` would be struck through. A zero-width space before the `>`, and after each `~`, keeps Slack
- * from reading them, without a visible change. Bare URLs are left whole, for Slack to link them.
+ * from reading them, without a visible change, as `@here` and the other special mentions are kept
+ * from notifying. Bare URLs are left whole, for Slack to link them.
  */
 function pushText(pieces: MrkdwnPiece[], text: string, guarded = true): void {
   text.split('\n').forEach((line, index) => {
@@ -180,10 +181,19 @@ function pushText(pieces: MrkdwnPiece[], text: string, guarded = true): void {
 
 const BARE_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)/i;
 
+/**
+ * Slack reads `@here`, `@channel`, `@everyone` and `@group` typed as text (at the start of a word,
+ * or after `(`, `>`, `*` or `_`, trailing dots, dashes or underscores allowed) as those mentions,
+ * which notify and highlight as such, unlike a message's other words: a zero-width space after the
+ * `@` keeps them words.
+ */
+const SPECIAL_MENTION = /(?<=^|[(>*_])@(?=(?:here|channel|everyone|group)[._-]*(?![\w|.-]))/gi;
+
 function guardWord(word: string): string {
   if (BARE_URL.test(word)) return word;
   const quoted = word.startsWith('>') ? ZERO_WIDTH_SPACE + word : word;
-  return quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
+  const unmentioned = quoted.includes('@') ? quoted.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`) : quoted;
+  return unmentioned.includes('~') ? unmentioned.replaceAll('~', TILDE_GUARDED) : unmentioned;
 }
 
 /**

@@ -49,6 +49,11 @@ describe('renderMrkdwn', () => {
       '<!channel> <@U123> <https://evil.test|bank>',
       '&lt;!channel&gt; &lt;@U123&gt; &lt;https://evil.test|bank&gt;',
     ],
+    [
+      'no special mention is made of text, in any case, with punctuation around',
+      '@here (@channel) @Everyone. *@group* @here_ @heres @here-and-now alice@here.example',
+      `@${zwsp}here (@${zwsp}channel) @${zwsp}Everyone. *@${zwsp}group* @${zwsp}here_ @heres @here-and-now alice@here.example`,
+    ],
     ['escapes inside code', '`<b> & </b>`', '`&lt;b&gt; &amp; &lt;/b&gt;`'],
     [
       'escapes inside code blocks',
