@@ -53,7 +53,11 @@ export interface CallbackToSign {
   body: string | Uint8Array;
 }
 
-/** The `webhook-signature` header value (`v1,<base64>`) of a callback signed with `secret`. */
+/**
+ * The `webhook-signature` header value (`v1,<base64>`) of a callback signed with `secret`.
+ *
+ * @throws TypeError when `secret` is not `whsec_` + the base64 of at least 24 bytes.
+ */
 export function signCallback(secret: string, message: CallbackToSign): string {
   const seconds =
     message.timestamp instanceof Date ? Math.floor(message.timestamp.getTime() / 1000) : message.timestamp;

@@ -248,6 +248,19 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
     ).rejects.toThrow();
   });
 
+  it('drops the body of a redirect that trickles in, within the deadline', async () => {
+    const { url } = await serve((res) => {
+      res.writeHead(302, { location: '/elsewhere' });
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    const started = performance.now();
+    await expect(
+      webApiFetch({ timeoutMs: 300, maxRetryAfterMs: 60_000 })(url, { method: 'POST', body: '' }),
+    ).rejects.toThrow(/redirect \(302\)/);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
   it('rejects a redirect instead of following it', async () => {
     const { url, received } = await serve((res) => res.writeHead(302, { location: '/elsewhere' }).end());
     await expect(
@@ -288,7 +301,9 @@ describe('webApiFetch: the Slack transport’s HTTP client', () => {
 
 /**
  * A port whose connections hang while connecting, as a host that drops them does: a process that
- * listens with a backlog of one and then blocks, never accepting, its queue filled by held connections.
+ * listens with a backlog of one and then blocks for 30 s at most (it outlives no test that dies),
+ * never accepting, its queue filled by held connections. Linux drops connections beyond a full
+ * queue; other systems may refuse them.
  */
 async function neverAccepting(): Promise<{ port: number; close: () => void }> {
   const child = spawn(
@@ -297,13 +312,22 @@ async function neverAccepting(): Promise<{ port: number; close: () => void }> {
       '-e',
       `const server = require('node:net').createServer();
        server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
-         process.stdout.write(server.address().port + '\\n', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));
+         process.stdout.write(server.address().port + '\\n', () => {
+           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30000);
+           process.exit(0);
+         });
        });`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const [line] = (await once(child.stdout, 'data')) as [Buffer];
-  const port = Number(line.toString('utf8').trim());
+  let port: number;
+  try {
+    const [line] = (await once(child.stdout, 'data', { signal: AbortSignal.timeout(5000) })) as [Buffer];
+    port = Number(line.toString('utf8').trim());
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   const held: Socket[] = [];
   for (let n = 0; n < 8; n += 1) held.push(connect(port, '127.0.0.1').on('error', () => {}));
   await new Promise((resolve) => setTimeout(resolve, 200));

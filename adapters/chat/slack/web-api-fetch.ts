@@ -93,7 +93,8 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
       });
       const status = answer.statusCode;
       if (status >= 300 && status < 400) {
-        await answer.body.dump();
+        // Dropped, not read: reading it to keep the connection would give it no deadline of its own.
+        answer.body.destroy();
         throw new TypeError(`Slack Web API answered a redirect (${status}), which is not followed`);
       }
       // Read in full before answering: a connection cut mid-body rejects here, as a network failure

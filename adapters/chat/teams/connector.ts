@@ -64,7 +64,7 @@ export interface TeamsConnectorSettings {
 interface Paced {
   conversationId: string | null;
   tenantId: string;
-  /** A delivery's (a send, a new conversation), which goes before updates. */
+  /** A call an HTTP answer waits on (a send, a new conversation, a roster read), which goes before updates. */
   urgent: boolean;
 }
 
@@ -193,9 +193,10 @@ export function teamsConnector(settings: TeamsConnectorSettings): TeamsConnector
     },
 
     async member(target, userId) {
-      // Counted under the tenant's limit, after its deliveries: linking a large team reads a roster
-      // entry per member, and those calls must not crowd out the sends an HTTP answer waits on.
-      const paced = { tenantId: target.tenantId, conversationId: null, urgent: false };
+      // Counted under the tenant's limit, among its deliveries: linking a team reads a roster entry
+      // per member while Teams waits for the answer to its activity (about 15 s), which must not
+      // wait behind the updates of a mass expiry.
+      const paced = { tenantId: target.tenantId, conversationId: null, urgent: true };
       const found = await attempt('Reading a Teams roster', paced, async () => {
         const client = await clientFor(settings, target);
         return client.getConversationMember(pathId(userId), pathId(target.conversationId));
