@@ -71,7 +71,8 @@ export interface NotifierOptions {
    * wait on the storage, the chat platforms or callback receivers, so that a burst of timeouts ends
    * sooner; it runs fewer again, down to 16, while they wait on the processor alone (memory storage
    * and the inbox), where fewer at once are faster. A lower setting keeps the outbound callbacks of
-   * one process down; the callback attempts of one organization hold at most a quarter of it. Not a
+   * one process down; the callback attempts of one organization hold at most a quarter of it (16 at
+   * least). Not a
    * positive integer: a `RangeError` here.
    */
   dueWorkConcurrency?: number;
@@ -173,10 +174,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
   checkCallbacks(options.callbacks);
   claimTransports(options.transports);
   const { dueWorkConcurrency } = options;
-  // A quarter of the due-work slots per organization for callback attempts: the receivers of one that
-  // never answer leave the rest to the timeouts, refreshes and other organizations' callbacks.
+  // A quarter of the due-work slots per organization for callback attempts, 16 at least: the
+  // receivers of one that never answer leave the rest to the timeouts, refreshes and other
+  // organizations' callbacks, and a few callbacks of one organization due together never wait.
   const callbackShares = organizationShares(
-    Math.max(1, Math.floor((dueWorkConcurrency ?? defaultDueWorkConcurrency) / 4)),
+    Math.max(16, Math.floor((dueWorkConcurrency ?? defaultDueWorkConcurrency) / 4)),
   );
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;

@@ -42,12 +42,6 @@ async function attempt(
 }
 
 /**
- * How long an attempt whose organization has every share in use is put off: about as long as an
- * attempt to a receiver that answers, jittered so that those put off together spread out.
- */
-const postponedMs = (random: number): number => 1000 + Math.round(random * 1000);
-
-/**
  * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
  * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
  * every attempt without the secret or the body. An attempt of an organization with every share in
@@ -66,11 +60,13 @@ export async function deliverCallback(
     return { done: true };
   }
   const { organizationId } = request;
-  if (!shares.take(organizationId)) {
+  const putOffMs = shares.take(organizationId, clock.now());
+  if (putOffMs > 0) {
     logger.debug('callback attempt put off: its organization has every share in use', {
       requestId: request.id,
+      putOffMs,
     });
-    return { done: false, retryAt: clock.now() + postponedMs(Math.random()), postponed: true };
+    return { done: false, retryAt: clock.now() + putOffMs, postponed: true };
   }
   const started = performance.now();
   let result: CallbackAttemptResult;

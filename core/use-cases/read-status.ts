@@ -1,7 +1,8 @@
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
-import { NotifyError } from '../errors.js';
+import { isNotifyError, NotifyError } from '../errors.js';
+import { transition } from '../request/transition.js';
 
 /** Request ids as the service issues them (docs/behaviour.md#identifiers). */
 export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
@@ -29,18 +30,27 @@ export function shownRequest(
     throw new NotifyError('not_found', 'Request not found');
   }
   if (request.status === 'pending' && context.clock.now() >= request.expiresAt)
-    return timedOut(context, requestId);
+    return timedOut(context, request);
   return request;
 }
 
-/** Runs the timeout of a request read past its expiry, and answers the request as stored then. */
-async function timedOut(context: CoreContext, requestId: string): Promise<InteractiveRequest> {
-  const { request } = await context.machine.dispatch(
-    { type: 'timeout', requestId, at: context.clock.now(), byRead: true },
-    'stored',
-  );
-  if (request === null) throw new NotifyError('not_found', 'Request not found');
-  return request;
+/**
+ * Runs the timeout of a request read past its expiry, and answers the request as stored then. When
+ * it cannot be stored now (the notifier is stopping, the store refuses writes, too many writers),
+ * the read still answers, with the state the timeout will leave, as the due work stores it later.
+ */
+async function timedOut(context: CoreContext, read: InteractiveRequest): Promise<InteractiveRequest> {
+  try {
+    const { request } = await context.machine.dispatch(
+      { type: 'timeout', requestId: read.id, at: context.clock.now(), byRead: true },
+      'stored',
+    );
+    if (request === null) throw new NotifyError('not_found', 'Request not found');
+    return request;
+  } catch (error) {
+    if (!isNotifyError(error, 'unavailable')) throw error;
+    return transition(read, { type: 'timeout', requestId: read.id, at: read.expiresAt }).state;
+  }
 }
 
 /** {@link shownRequest} of the request `requestId`, read here; a malformed id is never read. */

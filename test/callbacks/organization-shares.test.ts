@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { organizationShares } from '../../core/callbacks/organization-shares.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type {
   CallbackAttempt,
@@ -89,7 +90,10 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
 }
 
 let notifier: Notifier | undefined;
+/** Lets every hanging attempt end, so that a failed test's notifier can stop. */
+let releaseReceivers: (() => void) | undefined;
 afterEach(async () => {
+  releaseReceivers?.();
   await notifier?.stop();
   notifier = undefined;
 });
@@ -97,16 +101,18 @@ afterEach(async () => {
 describe('callback attempts of one organization whose receivers never answer', () => {
   it("hold a quarter of the due-work slots at most: another organization's callback goes out at once", async () => {
     const transport = receivers();
+    releaseReceivers = transport.release;
     const logger = capturingLogger();
     notifier = createNotifier({
       storage: memoryStorage(),
       transports: [inboxTransport()],
       callbacks: transport,
-      dueWorkConcurrency: 4,
+      dueWorkConcurrency: 64,
+      rateLimits: { perKey: { burst: 1e6, perSecond: 1e6 }, perOrganization: { burst: 1e6, perSecond: 1e6 } },
       logger,
     });
     await notifier.seed(testSeed);
-    for (let n = 0; n < 6; n += 1) {
+    for (let n = 0; n < 20; n += 1) {
       await finishedWithCallback(
         notifier,
         testKeys.alice,
@@ -127,18 +133,36 @@ describe('callback attempts of one organization whose receivers never answer', (
         .filter(toGlobex)
         .map((attempt) => (JSON.parse(attempt.body) as { request_id: string }).request_id),
     ).toEqual([globex]);
-    // One share of the four slots for acme: one attempt hangs, the others were put off.
-    expect(transport.hanging()).toBe(1);
+    // A quarter of the 64 slots for acme: 16 attempts hang, the others were put off.
+    await until(() => transport.hanging() === 16, 2000);
+    expect(transport.hanging()).toBe(16);
+    expect(transport.attempts).toHaveLength(17);
 
     transport.release();
-    await until(() => transport.attempts.length === 7, 6000);
+    await until(() => transport.attempts.length === 21, 6000);
     const acme = transport.attempts.filter((attempt) =>
       attempt.url.startsWith('https://hooks.acme.example/'),
     );
-    expect(new Set(acme.map((attempt) => attempt.url)).size).toBe(6);
-    expect(acme).toHaveLength(6);
+    expect(new Set(acme.map((attempt) => attempt.url)).size).toBe(20);
+    expect(acme).toHaveLength(20);
     // Putting an attempt off did not count as one: each callback went out at its first attempt.
     const logged = logger.entries.filter((entry) => entry.message === 'callback attempt');
-    expect(logged.map((entry) => entry.fields?.attempt)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(logged.map((entry) => entry.fields?.attempt)).toEqual(Array(21).fill(1));
+  });
+});
+
+describe('organizationShares', () => {
+  it('puts an attempt off longer the more of its organization were put off within a second, half a minute at most', () => {
+    const shares = organizationShares(16, () => 0);
+    for (let n = 0; n < 16; n += 1) expect(shares.take('acme', 0)).toBe(0);
+    const delays = Array.from({ length: 1600 }, () => shares.take('acme', 10));
+    expect(delays.slice(0, 16)).toEqual(Array(16).fill(1000));
+    expect(delays[16 * 5 - 1]).toBe(5000);
+    expect(delays.at(-1)).toBe(30_000);
+    // Another organization's attempts are not put off, and a second later the count starts again.
+    expect(shares.take('globex', 10)).toBe(0);
+    expect(shares.take('acme', 1010)).toBe(1000);
+    shares.give('acme');
+    expect(shares.take('acme', 1020)).toBe(0);
   });
 });

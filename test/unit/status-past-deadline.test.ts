@@ -5,7 +5,7 @@ import type { Clock } from '../../core/ports/clock.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { interactiveBody, post, readStatus } from '../support/api-requests.js';
 import { memoryAndRedisStorages } from '../support/redis.js';
-import { testSeed } from '../support/test-seed.js';
+import { testKeys, testSeed } from '../support/test-seed.js';
 
 const storages = await memoryAndRedisStorages('status reads past the deadline');
 
@@ -79,5 +79,20 @@ describe.each(storages)('a status read past the deadline, on %s', (_name, make) 
     // write, and the refresh it pledged once the copies were updated: nothing runs ten minutes later.
     await notifier.stop();
     expect(await storage.dueWork.nextRunAt()).toBeNull();
+  });
+
+  it('still answers once the notifier is stopping, with the state the timeout will store', async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const notifier = await instance(make(), { now: () => now });
+    const principal = await notifier.authenticate(testKeys.alice);
+    const sent = await post(notifier, interactiveBody(['bob@acme.test'], 1));
+    const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
+    await notifier.stop();
+    now += 60_000;
+    const status = await notifier.status(principal, requestId);
+    expect(status.status).toBe('finished');
+    expect(status.responses).toEqual([
+      { user_email: 'bob@acme.test', option_value: null, timestamp: null, expired: true },
+    ]);
   });
 });
