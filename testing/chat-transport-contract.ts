@@ -5,6 +5,7 @@ import {
   type ChatUpdate,
   type Clock,
   type DeliveryRef,
+  isRecipientGone,
   type MessageView,
   normalizeEmail,
   type Organization,
@@ -76,8 +77,9 @@ const options = [
  * The behaviour every chat transport owes the core (ports/chat-transport.ts), checked through the
  * platform as its users see it: delivery of plain and interactive messages, updates after a click
  * and at expiry, clicks routed to the right request and recipient (and refused from anyone else),
- * unreachable recipients named in the send's `500`, and updates that are idempotent and never let
- * an older view replace a newer one.
+ * unreachable recipients named in the send's `500` and refused with `RecipientGoneError`, updates
+ * that are idempotent and never let an older view replace a newer one, and a `drain` and `close`
+ * that settle.
  */
 export function chatTransportContract(name: string, harness: ChatTransportHarness): void {
   describe(`chat transport contract: ${name}`, () => {
@@ -195,6 +197,10 @@ export function chatTransportContract(name: string, harness: ChatTransportHarnes
       expect(await answerOf(second, bob.email)).toBe('reject');
       expect(await answerOf(first, bob.email)).toBeNull();
       expect(await answerOf(first, carol.email)).toBeNull();
+      // The older message's button answers the older request, not the newest open one.
+      await platform.click({ owner: bob.email, index: 0, value: 'approve' });
+      expect(await answerOf(first, bob.email)).toBe('approve');
+      expect(await answerOf(second, bob.email)).toBe('reject');
     });
 
     it('updates the copy after a click: the buttons are gone and the choice is shown', async () => {
@@ -266,6 +272,31 @@ export function chatTransportContract(name: string, harness: ChatTransportHarnes
       expect(await platform.seen(bob.email)).toHaveLength(1);
       expect(await platform.seen(carol.email)).toEqual([]);
     });
+
+    it('rejects a delivery to an address the platform no longer reaches with RecipientGoneError, which another platform may make up for', async (context) => {
+      if (!platform.makeUnreachable) {
+        context.skip();
+        return;
+      }
+      const requestId = await ask([bob.email]);
+      const message = viewsOf(bob.email, requestId)[0]?.delivery.message;
+      const user = await notifier.findUser(organization.id, carol.email);
+      const address = user === null ? null : await platform.transport.address(user, organization);
+      if (message === undefined || address === null)
+        throw new Error('carol is reachable before she is made unreachable');
+      await platform.makeUnreachable(carol.email);
+      const failure: unknown = await platform.transport
+        .deliver({ organization, recipient: normalizeEmail(carol.email), address, message })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect(isRecipientGone(failure)).toBe(true);
+    });
+
+    it('stops: the drain and the close that notifier.stop() awaits settle', async () => {
+      await expect(notifier.stop()).resolves.toBeUndefined();
+    });
   });
 }
 
@@ -277,11 +308,14 @@ function recording(
   const record = (delivery: ChatUpdate, ref: DeliveryRef) => {
     handed.set(delivery.recipient, [...(handed.get(delivery.recipient) ?? []), { delivery, ref }]);
   };
+  const { drain, close } = transport;
   return {
     platform: transport.platform,
     routes: transport.routes,
     address: (user, organization) => transport.address(user, organization),
     connect: (sink) => transport.connect(sink),
+    ...(drain === undefined ? {} : { drain: () => drain.call(transport) }),
+    ...(close === undefined ? {} : { close: () => close.call(transport) }),
     async deliver(delivery) {
       const ref = await transport.deliver(delivery);
       record(delivery, ref);

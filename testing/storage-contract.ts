@@ -637,6 +637,15 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         ).toEqual({ outcome: 'busy' });
       });
 
+      it('lets one of many acquisitions of a new key at once acquire it; the others find it busy', async () => {
+        const s = scope();
+        const outcomes = await Promise.all(
+          Array.from({ length: 10 }, (_, n) => storage.idempotency.acquire(s, 'fp1', `notif_${n}`, timing)),
+        );
+        expect(outcomes.filter((outcome) => outcome.outcome === 'acquired')).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome.outcome === 'busy')).toHaveLength(9);
+      });
+
       it('answers mismatch to the same key with another fingerprint, running or completed', async () => {
         const s = scope();
         await storage.idempotency.acquire(s, 'fp1', 'notif_1', timing);
@@ -1265,6 +1274,29 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         // A stored request is an ordinary one: the next version is a compare-and-set away.
         const next = { ...admittedRequest(toCreate.request, principal), version: 1 };
         expect(await storage.requests.updateRequest(next, 0, noDue)).toBe(true);
+      });
+
+      it("lets one of many admissions at once with one key's claim acquire it and store its request", async () => {
+        const { key, principal } = await validKey();
+        const claim = claimOf('fp1', 'unused');
+        const ids = Array.from({ length: 8 }, () => uid('req'));
+        const answers = await Promise.all(
+          ids.map((id) =>
+            storage.admission.admit({
+              ...admission(key.digest, { perKey: 20, perOrganization: 20 }),
+              recipientEmails: [principal.user.email],
+              idempotency: { ...claim, sendId: id },
+              createRequest: requestToCreate([principal.user.email], id),
+            }),
+          ),
+        );
+        const outcomes = answers.map((answer) =>
+          answer.outcome === 'admitted' ? (answer.idempotency?.outcome ?? 'none') : answer.outcome,
+        );
+        expect(outcomes.filter((outcome) => outcome === 'acquired')).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome === 'busy')).toHaveLength(7);
+        const stored = await Promise.all(ids.map((id) => storage.requests.getRequest(id)));
+        expect(stored.filter((request) => request !== null)).toHaveLength(1);
       });
 
       it('stores the request of an admitted send whose idempotency claim is a new attempt, under its send id', async () => {
