@@ -10,7 +10,7 @@ export { checkCallbackTarget } from './callbacks/check-callback-target.js';
 export type { ApiKeyRecord, ChatLink, Organization, Principal, User, UserRole } from './domain/directory.js';
 export { normalizeEmail } from './domain/directory.js';
 export type { ClaimedDueItem, DueItem, DueWorkKind } from './domain/due-work.js';
-export { callbackItemId, timeoutItemId } from './domain/due-work.js';
+export { callbackItemId, pledgedRefreshItemId, refreshItemId, timeoutItemId } from './domain/due-work.js';
 export type {
   CallbackTarget,
   DisableMode,
@@ -21,7 +21,7 @@ export type {
 } from './domain/interactive-request.js';
 export { timeoutEnd } from './domain/interactive-request.js';
 export type { ButtonView, MessageView } from './domain/message-view.js';
-export { isNotifyError, NotifyError } from './errors.js';
+export { isNotifyError, NotifyError, type NotifyErrorCode } from './errors.js';
 export { attemptNetwork } from './http/client-address.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { createHttpHandler } from './http/handler.js';
@@ -73,7 +73,7 @@ export type {
   DeliveryWriteOptions,
 } from './ports/delivery-store.js';
 export type { ApiKeyFilter, DirectoryStore } from './ports/directory-store.js';
-export type { DueWorkStore } from './ports/due-work-store.js';
+export type { DueWorkStore, RescheduleOptions } from './ports/due-work-store.js';
 export type {
   FailedCallback,
   FailedCallbackStore,
