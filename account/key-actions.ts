@@ -77,6 +77,9 @@ export async function revokeKey(
   clientAddress: string,
 ): Promise<void> {
   if (key.revokedAt !== null) return;
-  await context.keys.revoke(actorOf(user, scope), key.id);
-  await record(context, user, 'revoke', key, clientAddress);
+  // Recorded by the one call that revoked it: several racing (the owner and an admin, a double
+  // submit on two instances) would otherwise each append a revocation.
+  if (await context.keys.revoke(actorOf(user, scope), key.id)) {
+    await record(context, user, 'revoke', key, clientAddress);
+  }
 }

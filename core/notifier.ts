@@ -133,7 +133,8 @@ export interface Notifier {
       actor: KeyActor,
       options?: { scope?: 'own' | 'organization'; search?: string },
     ): Promise<ApiKeyView[]>;
-    revoke(actor: KeyActor, keyId: string): Promise<void>;
+    /** Whether this call revoked the key: false when it was revoked already (or by a call racing it). */
+    revoke(actor: KeyActor, keyId: string): Promise<boolean>;
   };
   /**
    * The user of an organization with this address (matched as a send matches its recipients:

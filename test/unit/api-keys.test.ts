@@ -192,3 +192,30 @@ describe.each(storages)('creations of API keys at once, on %s', (_name, make) =>
     await racing.stop();
   });
 });
+
+describe.each(storages)('revocations of one API key at once, on %s', (_name, make) => {
+  it('answer true to the one that revoked it only, so that one revocation is recorded', async () => {
+    const shared = make();
+    const [first, second] = await Promise.all(
+      [0, 1].map(async () => {
+        const instance = createNotifier({ storage: shared, transports: [] });
+        await instance.seed(testSeed);
+        return instance;
+      }),
+    );
+    if (!first || !second) throw new Error('no notifiers');
+    const user = await first.findUser('acme', 'bob@acme.test');
+    const admin = await first.findUser('acme', 'alice@acme.test');
+    if (!user || !admin) throw new Error('bob and alice were not seeded');
+    const owner = { userId: user.id, admin: false };
+    const { key } = await first.apiKeys.create(owner, 'racing revocations');
+    const answers = await Promise.all([
+      first.apiKeys.revoke(owner, key.id),
+      first.apiKeys.revoke({ userId: admin.id, admin: true }, key.id),
+      first.apiKeys.revoke(owner, key.id),
+    ]);
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await second.apiKeys.revoke(owner, key.id)).toBe(false);
+    await Promise.all([first.stop(), second.stop()]);
+  });
+});
