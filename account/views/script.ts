@@ -54,6 +54,8 @@ export const pageScript = `
         const answer = await response.json().catch(() => ({}));
         if (!response.ok) {
           createError.textContent = answer.details || 'The key could not be created.';
+          // The button is disabled while the call runs, which drops the focus: back to the field to mend.
+          createForm.elements.label.focus();
           return;
         }
         keyValue.value = answer.api_key;
@@ -66,6 +68,7 @@ export const pageScript = `
         createError.textContent = 'The service could not be reached. Try again.';
       } finally {
         button.disabled = false;
+        if (document.activeElement === document.body) button.focus();
       }
     });
   }

@@ -37,6 +37,7 @@ header.bar {
 nav ul { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 0; padding: 0; list-style: none; align-items: center; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration: none; color: var(--text); }
 .who { color: var(--muted); font-size: 14px; }
+nav li { min-width: 0; overflow-wrap: anywhere; }
 main { max-width: 980px; margin: 0 auto; padding: 20px 16px 48px; }
 h1 { font-size: 26px; margin: 8px 0 4px; }
 h2 { font-size: 19px; margin: 28px 0 8px; }
@@ -66,7 +67,7 @@ th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid var(--lin
 td { overflow-wrap: anywhere; }
 th { font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
 code { background: var(--code); border-radius: 4px; padding: 1px 5px; font-size: 90%; overflow-wrap: anywhere; }
-td > code:first-child { white-space: nowrap; }
+td:not([data-label="Address"]) > code:first-child { white-space: nowrap; }
 .muted { color: var(--muted); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 13px; background: var(--code); }
 .badge.revoked { background: var(--danger-soft); color: var(--danger); }

@@ -23,7 +23,11 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     if (!hasChromium) throw new Error(`${chromiumPath} is required in CI (apt-get install -y chromium)`);
     mkdirSync(screenshots, { recursive: true });
     // Some tests create more keys than a person would at once.
-    service = await startStandaloneProcess({ NOTIFY_RATE_LIMIT_KEY_CREATION: '100/1' });
+    // A trusted proxy, so that a page can come from an IPv6 address (X-Forwarded-For), as the record shows.
+    service = await startStandaloneProcess({
+      NOTIFY_RATE_LIMIT_KEY_CREATION: '100/1',
+      NOTIFY_TRUST_PROXY: '1',
+    });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs });
   });
@@ -315,6 +319,8 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
       viewport: { width: phoneWidth, height: 844 },
       isMobile: true,
       hasTouch: true,
+      // The longest client address there is, in the organization's record of keys.
+      extraHTTPHeaders: { 'x-forwarded-for': '2001:db8:85a3:1234:5678:8a2e:370:7334' },
     });
     await page.goto(`${service.base}/account`);
     // Chromium applies autofocus at its next rendering step, which may come after the load event.
@@ -326,7 +332,15 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await page.waitForURL(`${service.base}/account`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phoneWidth);
 
+    // A label the service refuses: the error is said, and the keyboard is back in the field to mend it.
     await page.getByLabel('Label').focus();
+    await page.keyboard.type('   ');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Generate key');
+    await page.keyboard.press('Enter');
+    await page.locator('#create-error').filter({ hasText: 'label' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key-label');
+    await page.getByLabel('Label').fill('');
     // The longest label there may be, without a place to break it: it wraps inside its card.
     const label = `phone_test_${'x'.repeat(89)}`;
     await page.keyboard.type(label);
@@ -359,6 +373,7 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     // The organization's keys and their record show the label too, with its owner beside it.
     await page.goto(`${service.base}/admin/keys`);
     await page.getByRole('row').filter({ hasText: label }).first().waitFor();
+    expect(await page.getByText('2001:db8:85a3:1234:5678:8a2e:370:7334').count()).toBeGreaterThan(0);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(phoneWidth);
     await context.close();
   });
