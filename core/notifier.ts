@@ -159,7 +159,7 @@ export interface Notifier {
    * and those being served are answered, a send included; then running due items finish, clicks a
    * platform was already answered for are applied, events being applied finish, events still
    * queued are refused with a retryable error. Resolves once nothing of the notifier's is running:
-   * its storage may be closed then.
+   * its storage may be closed then. A second call answers the first's promise.
    */
   stop(): Promise<void>;
 }
@@ -261,6 +261,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
   const gate = new ServingGate();
   let stopped = false;
+  let stopping: Promise<void> | null = null;
 
   return {
     handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy, gate }),
@@ -290,13 +291,18 @@ export function createNotifier(options: NotifierOptions): Notifier {
     // A stopped notifier's items would be claimed, refused by its closed machine, and left under
     // their lease, which keeps them from the other instances for that long.
     runDueWork: () => (stopped ? Promise.reject(new Error(stoppedMessage)) : context.dueWork.drain()),
-    async stop() {
-      stopped = true;
-      await gate.close();
-      await context.dueWork.stop();
-      await Promise.all(options.transports.map((transport) => transport.drain?.()));
-      await context.machine.close();
-      await Promise.all(options.transports.map((transport) => transport.close?.()));
+    // Once: a second call (an application's shutdown hook beside a test's) shares the first's
+    // promise, rather than draining and closing every transport again.
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        await gate.close();
+        await context.dueWork.stop();
+        await Promise.all(options.transports.map((transport) => transport.drain?.()));
+        await context.machine.close();
+        await Promise.all(options.transports.map((transport) => transport.close?.()));
+      })();
+      return stopping;
     },
   };
 }

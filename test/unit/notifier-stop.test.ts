@@ -92,6 +92,9 @@ describe('notifier.stop', () => {
     closed();
     await stopping;
     expect(stopped).toBe(true);
+    // Stopping again closes nothing again.
+    await notifier.stop();
+    expect(events.filter((event) => event === 'close slow')).toHaveLength(1);
   });
 
   it('waits for a send under way, then refuses requests on its routes with 503, leaves other paths alone, and does not start again', async () => {

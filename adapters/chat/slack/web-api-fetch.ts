@@ -94,7 +94,8 @@ export function webApiFetch(options: WebApiFetchOptions): FetchFunction {
       const status = answer.statusCode;
       if (status >= 300 && status < 400) {
         // Dropped, not read: reading it to keep the connection would give it no deadline of its own.
-        answer.body.destroy();
+        // Destroying emits the stream's abort as an error, which nothing else listens for.
+        answer.body.on('error', () => undefined).destroy();
         throw new TypeError(`Slack Web API answered a redirect (${status}), which is not followed`);
       }
       // Read in full before answering: a connection cut mid-body rejects here, as a network failure
