@@ -6,25 +6,25 @@
 export interface OrganizationShares {
   /**
    * Takes a share for `organizationId` at `now` (ms): 0 when taken, else how long to put the attempt
-   * off, longer the more of the organization's attempts were put off lately: a second or two for a
-   * few, up to half a minute for a backlog of thousands, whose attempts would otherwise go round
-   * through the store every second or two.
+   * off: a second or two while the organization's attempts end and free their shares, longer (up to
+   * half a minute) the longer none has ended, so that the backlog of receivers that never answer
+   * does not go round through the store every second or two.
    */
   take(organizationId: string, now: number): number;
   /** Gives back a share taken. */
   give(organizationId: string): void;
 }
 
-/** The window over which attempts put off are counted. */
-const windowMs = 1_000;
-/** The longest an attempt is put off, before its jitter. */
+/** The shortest put-off, before its jitter: about as long as an attempt to a receiver that answers. */
+const shortestPutOffMs = 1_000;
+/** The longest put-off, jitter included. */
 const longestPutOffMs = 30_000;
 
 /** Creates {@link OrganizationShares} of `limit` each; `random` in [0, 1) spreads the put-off attempts. */
 export function organizationShares(limit: number, random: () => number = Math.random): OrganizationShares {
   const inUse = new Map<string, number>();
-  /** Attempts put off per organization in its current window. */
-  const putOff = new Map<string, { since: number; count: number }>();
+  /** Since when each organization has had every share in use without one given back. */
+  const fullSince = new Map<string, number>();
   return {
     take(organizationId, now) {
       const used = inUse.get(organizationId) ?? 0;
@@ -32,22 +32,16 @@ export function organizationShares(limit: number, random: () => number = Math.ra
         inUse.set(organizationId, used + 1);
         return 0;
       }
-      let window = putOff.get(organizationId);
-      if (window === undefined || now - window.since >= windowMs) {
-        window = { since: now, count: 0 };
-        putOff.set(organizationId, window);
-      }
-      window.count += 1;
-      const delay = Math.min(longestPutOffMs, Math.max(windowMs, (window.count / limit) * windowMs));
-      return Math.round(delay * (1 + random()));
+      const since = fullSince.get(organizationId) ?? now;
+      fullSince.set(organizationId, since);
+      const base = Math.max(shortestPutOffMs, now - since);
+      return Math.min(longestPutOffMs, Math.round(base * (1 + random())));
     },
     give(organizationId) {
+      fullSince.delete(organizationId);
       const used = (inUse.get(organizationId) ?? 1) - 1;
       if (used > 0) inUse.set(organizationId, used);
-      else {
-        inUse.delete(organizationId);
-        putOff.delete(organizationId);
-      }
+      else inUse.delete(organizationId);
     },
   };
 }

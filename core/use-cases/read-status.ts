@@ -1,7 +1,8 @@
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
-import { isNotifyError, NotifyError } from '../errors.js';
+import { NotifyError } from '../errors.js';
+import { refusedAsClosed } from '../request/request-machine.js';
 import { transition } from '../request/transition.js';
 
 /** Request ids as the service issues them (docs/behaviour.md#identifiers). */
@@ -35,9 +36,11 @@ export function shownRequest(
 }
 
 /**
- * Runs the timeout of a request read past its expiry, and answers the request as stored then. When
- * it cannot be stored now (the notifier is stopping, the store refuses writes, too many writers),
- * the read still answers, with the state the timeout will leave, as the due work stores it later.
+ * Runs the timeout of a request read past its expiry, and answers the request as stored then. Once
+ * the notifier is stopping, it no longer changes requests: the read still answers, with the state
+ * the timeout will leave, as the due work of another instance (or of this one, started again) stores
+ * it. Any other failure is the read's: answering the unstored state then would let a click whose
+ * write is still under way change what the reader saw finished.
  */
 async function timedOut(context: CoreContext, read: InteractiveRequest): Promise<InteractiveRequest> {
   try {
@@ -48,8 +51,8 @@ async function timedOut(context: CoreContext, read: InteractiveRequest): Promise
     if (request === null) throw new NotifyError('not_found', 'Request not found');
     return request;
   } catch (error) {
-    if (!isNotifyError(error, 'unavailable')) throw error;
-    return transition(read, { type: 'timeout', requestId: read.id, at: read.expiresAt }).state;
+    if (!refusedAsClosed(error)) throw error;
+    return transition(read, { type: 'timeout', requestId: read.id, at: context.clock.now() }).state;
   }
 }
 

@@ -152,17 +152,18 @@ describe('callback attempts of one organization whose receivers never answer', (
 });
 
 describe('organizationShares', () => {
-  it('puts an attempt off longer the more of its organization were put off within a second, half a minute at most', () => {
-    const shares = organizationShares(16, () => 0);
+  it('puts an attempt off a second or two while shares come back, longer the longer none has, half a minute at most', () => {
+    const shares = organizationShares(16, () => 0.999);
     for (let n = 0; n < 16; n += 1) expect(shares.take('acme', 0)).toBe(0);
-    const delays = Array.from({ length: 1600 }, () => shares.take('acme', 10));
-    expect(delays.slice(0, 16)).toEqual(Array(16).fill(1000));
-    expect(delays[16 * 5 - 1]).toBe(5000);
-    expect(delays.at(-1)).toBe(30_000);
-    // Another organization's attempts are not put off, and a second later the count starts again.
-    expect(shares.take('globex', 10)).toBe(0);
-    expect(shares.take('acme', 1010)).toBe(1000);
+    // Every share in use since 0: a second (jittered up to two) at first, then as long as none came back.
+    expect(shares.take('acme', 0)).toBe(1999);
+    expect(shares.take('acme', 5_000)).toBe(9995);
+    expect(shares.take('acme', 20_000)).toBe(30_000);
+    // Another organization's attempts are not put off.
+    expect(shares.take('globex', 20_000)).toBe(0);
+    // A share comes back: the next attempt takes it; the one after waits a second or two again.
     shares.give('acme');
-    expect(shares.take('acme', 1020)).toBe(0);
+    expect(shares.take('acme', 20_001)).toBe(0);
+    expect(shares.take('acme', 20_002)).toBe(1999);
   });
 });
