@@ -259,17 +259,29 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         await expect(storage.directory.touchApiKey(uid('key'), t0)).resolves.toBeUndefined();
       });
 
-      it('revokes a key idempotently and still returns it by digest', async () => {
+      it('revokes a key once, keeping the first time, and still returns it by digest', async () => {
         const org = organization();
         await storage.directory.saveOrganization(org);
         const owner = await storage.directory.saveUser(user(org.id));
         const key = apiKey(org.id, owner.id);
         await storage.directory.saveApiKey(key);
         expect(await storage.directory.revokeApiKey(key.id, t0 + 1000)).toBe(true);
-        expect(await storage.directory.revokeApiKey(key.id, t0 + 5000)).toBe(true);
+        expect(await storage.directory.revokeApiKey(key.id, t0 + 5000)).toBe(false);
         const principal = await storage.directory.findPrincipalByDigest(key.digest);
         expect(principal?.apiKey).toEqual({ ...key, revokedAt: t0 + 1000 });
         expect(await storage.directory.revokeApiKey(uid('key'), t0)).toBe(false);
+      });
+
+      it('answers true to one of many revocations of a key at once, in the same millisecond', async () => {
+        const org = organization();
+        await storage.directory.saveOrganization(org);
+        const owner = await storage.directory.saveUser(user(org.id));
+        const key = apiKey(org.id, owner.id);
+        await storage.directory.saveApiKey(key);
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => storage.directory.revokeApiKey(key.id, t0 + 1000)),
+        );
+        expect(answers.filter(Boolean)).toHaveLength(1);
       });
 
       it('lists keys newest first, filtered by organization and owner', async () => {

@@ -41,6 +41,10 @@ export interface DirectoryStore {
   touchApiKey: (id: string, at: number) => Promise<void>;
   /** Keys matching the filter, newest first. */
   listApiKeys: (filter: ApiKeyFilter) => Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked at `at`; false when no such key exists. Idempotent. */
+  /**
+   * Marks a key revoked at `at`, atomically, unless it is revoked already (the first revocation's
+   * time stands): true when this call revoked it, false when it was revoked before or no such key
+   * exists. Of several calls at once, one answers true.
+   */
   revokeApiKey: (id: string, at: number) => Promise<boolean>;
 }

@@ -179,44 +179,18 @@ export async function listApiKeys(
   });
 }
 
-/** The revocations under way in each notifier, by key id: racing calls in one process share one. */
-const revoking = new WeakMap<CoreContext, Map<string, Promise<boolean>>>();
-
 /**
  * Revokes a key of the actor, or any key of the organization for an admin; immediate and final.
  * Answers whether this call revoked it: false when it was revoked already, by an earlier call or by
- * one racing this one (in this process, or on another instance in another millisecond: the first
- * revocation's time stands, and only its caller records it).
+ * one racing this one on any instance (the store revokes once, and the first time stands), so that
+ * only its caller records it.
  */
-export function revokeApiKey(context: CoreContext, actor: KeyActor, keyId: string): Promise<boolean> {
-  let underWay = revoking.get(context);
-  if (underWay === undefined) {
-    underWay = new Map();
-    revoking.set(context, underWay);
-  }
-  const earlier = underWay.get(keyId);
-  // A racing call waits for the one under way, then finds the key revoked (or revokes it, if that
-  // one was refused: another actor may not see the key).
-  const revocation = (earlier ?? Promise.resolve(false))
-    .catch(() => false)
-    .then(() => revokeOnce(context, actor, keyId));
-  const tail = revocation.catch(() => false);
-  underWay.set(keyId, tail);
-  void tail.then(() => {
-    if (underWay.get(keyId) === tail) underWay.delete(keyId);
-  });
-  return revocation;
-}
-
-async function revokeOnce(context: CoreContext, actor: KeyActor, keyId: string): Promise<boolean> {
+export async function revokeApiKey(context: CoreContext, actor: KeyActor, keyId: string): Promise<boolean> {
   const user = await actorUser(context, actor);
   const { directory } = context.storage;
   const filter = { organizationId: user.organizationId, ...(actor.admin ? {} : { userId: user.id }) };
   const key = (await directory.listApiKeys(filter)).find((each) => each.id === keyId);
   if (key === undefined) throw new NotifyError('not_found', 'API key not found');
   if (key.revokedAt !== null) return false;
-  const at = context.clock.now();
-  await directory.revokeApiKey(keyId, at);
-  const after = (await directory.listApiKeys(filter)).find((each) => each.id === keyId);
-  return after?.revokedAt === at;
+  return directory.revokeApiKey(keyId, context.clock.now());
 }

@@ -209,10 +209,12 @@ describe.each(storages)('revocations of one API key at once, on %s', (_name, mak
     if (!user || !admin) throw new Error('bob and alice were not seeded');
     const owner = { userId: user.id, admin: false };
     const { key } = await first.apiKeys.create(owner, 'racing revocations');
+    // The owner and an admin on two instances, twice each, at once.
     const answers = await Promise.all([
       first.apiKeys.revoke(owner, key.id),
+      second.apiKeys.revoke({ userId: admin.id, admin: true }, key.id),
+      second.apiKeys.revoke(owner, key.id),
       first.apiKeys.revoke({ userId: admin.id, admin: true }, key.id),
-      first.apiKeys.revoke(owner, key.id),
     ]);
     expect(answers.filter(Boolean)).toHaveLength(1);
     expect(await second.apiKeys.revoke(owner, key.id)).toBe(false);

@@ -136,9 +136,9 @@ export function memoryDirectoryStore(): MemoryDirectoryStore {
     },
     async revokeApiKey(id, at) {
       const key = keys.get(id);
-      if (key === undefined) return false;
-      // Idempotent: the first revocation time stands.
-      key.revokedAt ??= at;
+      // The first revocation time stands.
+      if (key === undefined || key.revokedAt !== null) return false;
+      key.revokedAt = at;
       return true;
     },
   } satisfies MemoryDirectoryStore;

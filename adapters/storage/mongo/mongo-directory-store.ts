@@ -9,7 +9,7 @@
  *   insert collide on `_id`, and the user is then updated by id.
  * - `saveApiKey` is one upsert on the unique `digest` that only inserts (`$setOnInsert`): a second
  *   save of the same digest changes nothing.
- * - `revokeApiKey` keeps the first revocation time with `$ifNull` in an update pipeline.
+ * - `revokeApiKey` keeps the first revocation time: it only updates a key whose `revokedAt` is null.
  * - `findPrincipalByDigest` is one aggregation (`$match` on the unique digest, then `$lookup` of the
  *   owner and the organization): one round trip, always reading the current documents, so a
  *   revocation or a change of owner is seen by every instance on its very next request.
@@ -182,11 +182,10 @@ export function mongoDirectoryStore({
     },
 
     async revokeApiKey(id, at) {
-      // Idempotent: the first revocation time stands.
-      const result = await apiKeys.updateOne({ _id: id }, [
-        { $set: { revokedAt: { $ifNull: ['$revokedAt', { $literal: at }] } } },
-      ]);
-      return result.matchedCount > 0;
+      // The first revocation time stands: the filter matches a key not revoked yet (a null or
+      // missing revokedAt), so that of several calls at once one changes it.
+      const result = await apiKeys.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: at } });
+      return result.modifiedCount > 0;
     },
   } satisfies DirectoryStore);
 }

@@ -152,8 +152,7 @@ return 1
 /** KEYS: api-keys, revoked. ARGV: id, at. Revokes an existing key once (the first time stands); 0 when unknown. */
 export const revokeApiKeyScript = luaScript(`
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
-return 1
+return redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2])
 `);
 
 /**
