@@ -192,15 +192,17 @@ export function chatTransportContract(name: string, harness: ChatTransportHarnes
 
     it('routes a click by the recipient to the core with its request, recipient and value', async () => {
       const first = await ask([bob.email, carol.email]);
-      const second = await ask([bob.email]);
-      await platform.click({ owner: bob.email, index: 1, value: 'reject' });
-      expect(await answerOf(second, bob.email)).toBe('reject');
-      expect(await answerOf(first, bob.email)).toBeNull();
-      expect(await answerOf(first, carol.email)).toBeNull();
-      // The older message's button answers the older request, not the newest open one.
+      const second = await ask([bob.email, carol.email]);
+      // The older message first, while both are open: a transport that routed every click to the
+      // newest open request would send it to the second.
       await platform.click({ owner: bob.email, index: 0, value: 'approve' });
       expect(await answerOf(first, bob.email)).toBe('approve');
+      expect(await answerOf(second, bob.email)).toBeNull();
+      await platform.click({ owner: bob.email, index: 1, value: 'reject' });
       expect(await answerOf(second, bob.email)).toBe('reject');
+      expect(await answerOf(first, bob.email)).toBe('approve');
+      expect(await answerOf(first, carol.email)).toBeNull();
+      expect(await answerOf(second, carol.email)).toBeNull();
     });
 
     it('updates the copy after a click: the buttons are gone and the choice is shown', async () => {
