@@ -33,7 +33,7 @@ export type { HttpRequest, HttpResponse, Route } from './http/types.js';
 export type { Block, Inline, MarkdownDocument } from './markdown/ast.js';
 export { parseMarkdown } from './markdown/parse.js';
 export { renderHtml } from './markdown/render-html.js';
-export { escapeMrkdwn, renderMrkdwn } from './markdown/render-mrkdwn.js';
+export { escapeMrkdwn, guardMentions, renderMrkdwn } from './markdown/render-mrkdwn.js';
 export { renderPlainText } from './markdown/render-plain.js';
 export { safeLinkUrl } from './markdown/safe-url.js';
 export { splitMrkdwn } from './markdown/split-mrkdwn.js';

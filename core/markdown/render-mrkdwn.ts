@@ -189,11 +189,28 @@ const BARE_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)/i;
  */
 const SPECIAL_MENTION = /(?<=^|[(>*_])@(?=(?:here|channel|everyone|group)[._-]*(?![\w|.-]))/gi;
 
+/** A URL anywhere in a word (after a bracket, say), which a guard must leave whole. */
+const URL_INSIDE = /[a-z][a-z0-9+.-]*:\/\/|www\./i;
+
+/** `word` with its special mentions kept words; a word holding a URL is left whole. */
+function unmentioned(word: string): string {
+  return word.includes('@') && !URL_INSIDE.test(word)
+    ? word.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`)
+    : word;
+}
+
+/**
+ * `text` with the special mentions typed in it kept words, as in the message's sections: for the
+ * plain text Slack shows in notifications.
+ */
+export function guardMentions(text: string): string {
+  return text.includes('@') ? text.split(/(\s+)/).map(unmentioned).join('') : text;
+}
+
 function guardWord(word: string): string {
   if (BARE_URL.test(word)) return word;
-  const quoted = word.startsWith('>') ? ZERO_WIDTH_SPACE + word : word;
-  const unmentioned = quoted.includes('@') ? quoted.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`) : quoted;
-  return unmentioned.includes('~') ? unmentioned.replaceAll('~', TILDE_GUARDED) : unmentioned;
+  const quoted = unmentioned(word.startsWith('>') ? ZERO_WIDTH_SPACE + word : word);
+  return quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
 }
 
 /**

@@ -51,8 +51,8 @@ describe('renderMrkdwn', () => {
     ],
     [
       'no special mention is made of text, in any case, with punctuation around',
-      '@here (@channel) @Everyone. *@group* @here_ @heres @here-and-now alice@here.example',
-      `@${zwsp}here (@${zwsp}channel) @${zwsp}Everyone. *@${zwsp}group* @${zwsp}here_ @heres @here-and-now alice@here.example`,
+      '@here (@channel) @Everyone. *@group* @here_ @heres @here-and-now alice@here.example (https://x.test/a_@here)',
+      `@${zwsp}here (@${zwsp}channel) @${zwsp}Everyone. *@${zwsp}group* @${zwsp}here_ @heres @here-and-now alice@here.example (https://x.test/a_@here)`,
     ],
     ['escapes inside code', '`<b> & </b>`', '`&lt;b&gt; &amp; &lt;/b&gt;`'],
     [

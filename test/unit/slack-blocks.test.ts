@@ -105,6 +105,14 @@ describe('slackMessage', () => {
     });
   });
 
+  it('keeps @here typed in a message a word in the notification text too, as in its sections', () => {
+    const message = slackMessage(plainView('notif_0123456789abcdefABCDEF01', 'Heads up @here'));
+    expect(message.text).toBe('Heads up @\u200bhere');
+    expect(message.blocks).toEqual([
+      { type: 'section', text: { type: 'mrkdwn', text: 'Heads up @\u200bhere' } },
+    ]);
+  });
+
   it('respects Block Kit limits for the largest message: sections of 3,000 at most, 50 blocks at most', () => {
     const { blocks } = slackMessage(requestView(request({ message: '&'.repeat(4000) }), bob));
     expect(blocks.length).toBeLessThanOrEqual(50);

@@ -1,6 +1,7 @@
 import type { ActionsBlock, Button, ContextBlock, KnownBlock, SectionBlock } from '@slack/web-api';
 import {
   escapeMrkdwn,
+  guardMentions,
   type MarkdownDocument,
   type MessageView,
   renderPlainText,
@@ -116,7 +117,7 @@ function sectionTexts(view: MessageView): string[] {
 
 function fallbackText(view: MessageView): string {
   const plain = renderPlainText(view.document).trim();
-  return escapeMrkdwn(plain === '' ? view.text : plain);
+  return escapeMrkdwn(guardMentions(plain === '' ? view.text : plain));
 }
 
 const literal = (text: string): MarkdownDocument => ({
