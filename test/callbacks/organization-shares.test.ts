@@ -8,6 +8,7 @@ import type {
   CallbackAttemptResult,
   CallbackTransport,
 } from '../../core/ports/callback-transport.js';
+import { interactiveBody, post } from '../support/api-requests.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 import { tableResolver } from './callback-setup.js';
@@ -57,28 +58,7 @@ async function finishedWithCallback(
   email: string,
   url: string,
 ): Promise<string> {
-  const response = await notifier.handle({
-    method: 'POST',
-    url: '/api/notify',
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: [
-      new TextEncoder().encode(
-        JSON.stringify({
-          user_emails: [email],
-          message: 'Deploy?',
-          response_request: {
-            options: [
-              { text: 'Yes', value: 'yes' },
-              { text: 'No', value: 'no' },
-            ],
-            timeout_minutes: 5,
-            callback_url: url,
-          },
-        }),
-      ),
-    ],
-    clientAddress: '127.0.0.1',
-  });
+  const response = await post(notifier, interactiveBody([email], 5, 'Deploy?', url), { 'x-api-key': key });
   const { request_id: requestId } = JSON.parse(response?.body ?? '{}') as { request_id: string };
   await notifier.click({ requestId, recipient: email, value: 'yes' });
   return requestId;
