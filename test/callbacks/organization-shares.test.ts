@@ -11,6 +11,7 @@ import type {
 import { interactiveBody, post } from '../support/api-requests.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
+import { until } from '../support/until.js';
 import { tableResolver } from './callback-setup.js';
 
 /** Whether an attempt goes to globex's receiver. */
@@ -62,11 +63,6 @@ async function finishedWithCallback(
   const { request_id: requestId } = JSON.parse(response?.body ?? '{}') as { request_id: string };
   await notifier.click({ requestId, recipient: email, value: 'yes' });
   return requestId;
-}
-
-async function until(condition: () => boolean, withinMs: number): Promise<void> {
-  const end = performance.now() + withinMs;
-  while (!condition() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 let notifier: Notifier | undefined;

@@ -143,6 +143,19 @@ describe('callback_url at submission', () => {
     await setup.send(interactive('https://10.0.0.1/hook'));
     expect(await inboxOfBob()).toHaveLength(1);
   });
+
+  it('names a host that does not resolve under the development option, where nothing internal is hidden', async () => {
+    const target = await callbackSetup({ resolver: tableResolver({}), allowInsecure: true });
+    const sent = await target.send(interactive('http://nowhere.example/hook'));
+    expect(sent).toEqual({
+      status: 422,
+      body: {
+        status: 'error',
+        details: 'response_request.callback_url: the host nowhere.example does not resolve',
+      },
+    });
+    await target.notifier.stop();
+  });
 });
 
 describe('callback_url at delivery', () => {
@@ -205,19 +218,6 @@ describe('callback_url at delivery', () => {
     await finish(target, `http://hooks.example:${receiver.port}/hook`);
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0]?.host).toBe(`hooks.example:${receiver.port}`);
-    await target.notifier.stop();
-  });
-
-  it('names a host that does not resolve under the development option, where nothing internal is hidden', async () => {
-    const target = await callbackSetup({ resolver: tableResolver({}), allowInsecure: true });
-    const sent = await target.send(interactive('http://nowhere.example/hook'));
-    expect(sent).toEqual({
-      status: 422,
-      body: {
-        status: 'error',
-        details: 'response_request.callback_url: the host nowhere.example does not resolve',
-      },
-    });
     await target.notifier.stop();
   });
 

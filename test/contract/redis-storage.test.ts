@@ -15,6 +15,7 @@ import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { describeStorageContract, describeTransportStateContract } from '../../testing/index.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
+import { until } from '../support/until.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const t0 = Date.UTC(2030, 0, 1);
@@ -149,15 +150,6 @@ async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** Waits until `condition` holds, polling; fails after `ms`. */
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
