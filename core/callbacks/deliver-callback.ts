@@ -41,11 +41,31 @@ async function attempt(
   }
 }
 
+/** Keeps `request`'s callback as failed for operators, as long as the request is kept. */
+async function keepFailed(
+  context: CoreContext,
+  request: InteractiveRequest & { callback: CallbackTarget },
+  failure: { attempts: number; lastStatus: number | null; lastError: string },
+): Promise<DueWorkResult> {
+  await context.storage.failedCallbacks.add(
+    {
+      requestId: request.id,
+      organizationId: request.organizationId,
+      url: request.callback.url,
+      ...failure,
+      failedAt: context.clock.now(),
+    },
+    keptWithRequest(context, request),
+  );
+  return { done: true };
+}
+
 /**
  * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
  * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
  * every attempt without the secret or the body. An attempt of an organization with every share in
- * use is put off, uncounted.
+ * use is put off, uncounted, but never past the last time its request's retention leaves for one:
+ * then it is kept as failed, to be replayed, rather than lost with its request.
  */
 export async function deliverCallback(
   context: CoreContext,
@@ -59,14 +79,25 @@ export async function deliverCallback(
     logger.warn('callback dropped: no finished request with a callback_url', { requestId: item.requestId });
     return { done: true };
   }
+  const withCallback = { ...request, callback: request.callback };
   const { organizationId } = request;
   const putOffMs = shares.take(organizationId, clock.now());
   if (putOffMs > 0) {
+    const latest = lastAttemptBefore(context, request);
+    if (clock.now() >= latest) {
+      const lastError =
+        'not attempted: its organization had every callback share in use until its retention was nearly over';
+      logger.error('callback put off until its request is nearly deleted; kept for replay', {
+        requestId: request.id,
+        attempt: item.attempt + 1,
+      });
+      return keepFailed(context, withCallback, { attempts: item.attempt, lastStatus: null, lastError });
+    }
     logger.debug('callback attempt put off: its organization has every share in use', {
       requestId: request.id,
       putOffMs,
     });
-    return { done: false, retryAt: clock.now() + putOffMs, postponed: true };
+    return { done: false, retryAt: Math.min(clock.now() + putOffMs, latest), postponed: true };
   }
   const started = performance.now();
   let result: CallbackAttemptResult;
@@ -95,19 +126,11 @@ export async function deliverCallback(
         : 'callback failed: its next attempt would come after the request is deleted; kept for replay',
       { ...fields, error: result.error },
     );
-    await context.storage.failedCallbacks.add(
-      {
-        requestId: request.id,
-        organizationId: request.organizationId,
-        url: request.callback.url,
-        attempts: item.attempt + 1,
-        lastStatus: result.status,
-        lastError: result.error,
-        failedAt: clock.now(),
-      },
-      keptWithRequest(context, request),
-    );
-    return { done: true };
+    return keepFailed(context, withCallback, {
+      attempts: item.attempt + 1,
+      lastStatus: result.status,
+      lastError: result.error,
+    });
   }
   logger.warn('callback attempt', {
     ...fields,

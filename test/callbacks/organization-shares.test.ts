@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { deliverCallback } from '../../core/callbacks/deliver-callback.js';
 import { organizationShares } from '../../core/callbacks/organization-shares.js';
+import type { CoreContext } from '../../core/context.js';
+import { callbackItemId } from '../../core/domain/due-work.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type {
   CallbackAttempt,
@@ -12,7 +15,7 @@ import { interactiveBody, post } from '../support/api-requests.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
 import { until } from '../support/until.js';
-import { tableResolver } from './callback-setup.js';
+import { callbackSetup, interactive, tableResolver } from './callback-setup.js';
 
 /** Whether an attempt goes to globex's receiver. */
 const toGlobex = (attempt: CallbackAttempt): boolean =>
@@ -141,5 +144,49 @@ describe('organizationShares', () => {
     shares.give('acme');
     expect(shares.take('acme', 20_001)).toBe(0);
     expect(shares.take('acme', 20_002)).toBe(1999);
+  });
+});
+
+describe('a callback attempt put off until its request is nearly deleted', () => {
+  it('is put off no later than the last time the retention leaves for an attempt, then kept as failed', async () => {
+    const hour = 60 * 60_000;
+    const transport = receivers();
+    const setup = await callbackSetup({ transport, retention: hour });
+    notifier = setup.notifier;
+    const sent = await setup.send(interactive('https://hooks.acme.example/late'));
+    const requestId = String(sent.body.request_id);
+    await setup.click(requestId, 'bob@acme.test', 'approve');
+    await setup.click(requestId, 'dave@acme.test', 'approve');
+    const finishedAt = setup.clock.now();
+    const logger = capturingLogger();
+    const context = { storage: setup.storage, clock: setup.clock, logger, retentionMs: hour } as CoreContext;
+    // Every share of acme held by attempts that never end.
+    const shares = organizationShares(1);
+    shares.take('acme', finishedAt);
+    const item = {
+      id: callbackItemId(requestId),
+      kind: 'callback' as const,
+      requestId,
+      runAt: finishedAt,
+      attempt: 0,
+      leaseToken: 'lease',
+    };
+    // The last attempt may come a tenth of the retention before the request is deleted.
+    const latest = finishedAt + hour - hour / 10;
+    setup.clock.set(latest - 500);
+    expect(await deliverCallback(context, transport, shares, item)).toEqual({
+      done: false,
+      retryAt: latest,
+      postponed: true,
+    });
+    setup.clock.set(latest);
+    expect(await deliverCallback(context, transport, shares, item)).toEqual({ done: true });
+    expect(transport.attempts).toEqual([]);
+    expect(await setup.notifier.failedCallbacks.list()).toMatchObject([
+      { requestId, attempts: 0, lastStatus: null, lastError: expect.stringContaining('not attempted') },
+    ]);
+    // Kept as long as its request, to be replayed.
+    setup.clock.set(finishedAt + hour - 1);
+    expect(await setup.storage.failedCallbacks.get(requestId)).toMatchObject({ requestId });
   });
 });
