@@ -4,8 +4,14 @@ import { NotifyError } from '../errors.js';
 import { boundedText, isBlank } from '../schemas/text-rules.js';
 import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key-format.js';
 
-/** A key's label, once trimmed. */
-const labelRule = boundedText(1, 100);
+/**
+ * A key's label, once trimmed: one line of text. A control character (a line break, a tab, NUL,
+ * an escape) would show as nothing or break the line in the key lists and the audit record.
+ */
+const labelRule = boundedText(1, 100).refine(
+  (value) => !/\p{Cc}/u.test(value),
+  'must not hold control characters (line breaks, tabs, U+0000 to U+001F, U+007F to U+009F)',
+);
 
 /** The most valid (unrevoked) keys one user may hold at once. */
 export const maxValidKeysPerUser = 50;

@@ -61,6 +61,16 @@ describe('API keys (docs/behaviour.md#api-keys)', () => {
     }
   });
 
+  it('refuses a label holding a control character, saying so', async () => {
+    const before = await notifier.apiKeys.list(bob);
+    for (const label of ['deploy\nbot', 'deploy\tbot', 'a\u0000b', 'esc\u001b[31m', 'c1\u0085']) {
+      await expect(notifier.apiKeys.create(bob, label)).rejects.toThrow(
+        /label: must not hold control characters/,
+      );
+    }
+    expect(await notifier.apiKeys.list(bob)).toEqual(before);
+  });
+
   it('lists a member’s own keys only; an admin lists and searches the whole organization with owners', async () => {
     await notifier.apiKeys.create(bob, 'ci pipeline');
     const own = await notifier.apiKeys.list(bob);
