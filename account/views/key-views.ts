@@ -17,7 +17,7 @@ function revokeForm(action: string, csrf: string, key: ApiKeyView, whose: string
 }
 
 /** The dialog asking before a revocation (opened by the script; without it, a page asks instead). */
-export const confirmDialog = html`<dialog id="confirm-dialog" aria-labelledby="confirm-heading">
+export const confirmDialog = html`<dialog id="confirm-dialog" aria-labelledby="confirm-heading" aria-describedby="confirm-text">
   <h2 id="confirm-heading">Revoke this key?</h2>
   <p id="confirm-text"></p>
   <div class="actions">

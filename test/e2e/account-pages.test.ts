@@ -11,6 +11,20 @@ const skip = skipWithoutChromium('the account pages browser test');
 /** Screenshots of every page, for people to look at (git-ignored; docs/screenshots holds copies). */
 const screenshots = join('test-output', 'account-pages');
 
+/** The accessible description Chromium computes for the element of `role` named `name`. */
+async function accessibleDescription(page: Page, role: string, name: string): Promise<string | undefined> {
+  const session = await page.context().newCDPSession(page);
+  try {
+    const { nodes } = (await session.send('Accessibility.getFullAXTree')) as {
+      nodes: { role?: { value?: string }; name?: { value?: string }; description?: { value?: string } }[];
+    };
+    const node = nodes.find((candidate) => candidate.role?.value === role && candidate.name?.value === name);
+    return node?.description?.value;
+  } finally {
+    await session.detach();
+  }
+}
+
 const alice = { email: 'alice@acme.test', password: demoPasswords.alice };
 const bob = { email: 'bob@acme.test', password: demoPasswords.bob };
 
@@ -148,6 +162,8 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     const confirm = page.getByRole('dialog', { name: 'Revoke this key?' });
     await confirm.waitFor();
     expect(await confirm.textContent()).toContain('ci pipeline');
+    // A screen reader reads the question with the dialog's name: its accessible description.
+    expect(await accessibleDescription(page, 'dialog', 'Revoke this key?')).toContain('ci pipeline');
     await shoot(page, 'account-revoke-confirm');
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByRole('status').filter({ hasText: 'is revoked' }).waitFor();
