@@ -8,6 +8,9 @@ import type { OrganizationShares } from './organization-shares.js';
 import { keptWithRequest, lastAttemptBefore } from './request-retention.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
+/** What a callback attempt needs of the core. */
+type CallbackContext = Pick<CoreContext, 'storage' | 'clock' | 'logger' | 'retentionMs'>;
+
 /** A thrown value as text; some (an object without a prototype, a throwing `toString`) refuse `String()`. */
 function describeThrown(thrown: unknown): string {
   try {
@@ -23,7 +26,7 @@ function describeThrown(thrown: unknown): string {
  * instead of being retried at attempt 0 every time a lease ends.
  */
 async function attempt(
-  context: CoreContext,
+  context: CallbackContext,
   transport: CallbackTransport,
   request: InteractiveRequest,
   callback: CallbackTarget,
@@ -43,7 +46,7 @@ async function attempt(
 
 /** Keeps `request`'s callback as failed for operators, as long as the request is kept. */
 async function keepFailed(
-  context: CoreContext,
+  context: CallbackContext,
   request: InteractiveRequest & { callback: CallbackTarget },
   failure: { attempts: number; lastStatus: number | null; lastError: string },
 ): Promise<DueWorkResult> {
@@ -68,7 +71,7 @@ async function keepFailed(
  * then it is kept as failed, to be replayed, rather than lost with its request.
  */
 export async function deliverCallback(
-  context: CoreContext,
+  context: CallbackContext,
   transport: CallbackTransport,
   shares: OrganizationShares,
   item: ClaimedDueItem,

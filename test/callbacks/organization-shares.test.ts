@@ -3,7 +3,6 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { deliverCallback } from '../../core/callbacks/deliver-callback.js';
 import { organizationShares } from '../../core/callbacks/organization-shares.js';
-import type { CoreContext } from '../../core/context.js';
 import { callbackItemId } from '../../core/domain/due-work.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type {
@@ -159,7 +158,7 @@ describe('a callback attempt put off until its request is nearly deleted', () =>
     await setup.click(requestId, 'dave@acme.test', 'approve');
     const finishedAt = setup.clock.now();
     const logger = capturingLogger();
-    const context = { storage: setup.storage, clock: setup.clock, logger, retentionMs: hour } as CoreContext;
+    const context = { storage: setup.storage, clock: setup.clock, logger, retentionMs: hour };
     // Every share of acme held by attempts that never end.
     const shares = organizationShares(1);
     shares.take('acme', finishedAt);
