@@ -1,4 +1,4 @@
-import type { HttpRequest } from '../../core/adapter-kit.js';
+import type { HttpRequest, Route } from '../../core/adapter-kit.js';
 import { errorResponse, htmlResponse, randomBase62 } from '../../core/adapter-kit.js';
 import type { Clock, HttpResponse, Logger, Notifier } from '../../core/index.js';
 import type { AccountRequest, AccountUser, ResolveUser } from '../account-user.js';
@@ -156,6 +156,17 @@ export async function pageResponse(
 export function redirect(location: string, headers: Record<string, string> = {}): HttpResponse {
   return { status: 303, headers: { location, 'cache-control': 'no-store', ...headers }, body: '' };
 }
+
+/**
+ * A `GET` of an address that only takes a form's post (the address bar shows it after a post
+ * without the script: opened again, bookmarked, reached by going back): sent on to the page `to`
+ * instead of a bare `405`. It changes nothing, so it needs no session.
+ */
+export const visitedAgain = (path: string, to: string): Route => ({
+  method: 'GET',
+  path,
+  handle: async () => redirect(to),
+});
 
 /** The JSON answer to a caller who is not signed in. */
 export const notSignedIn = () => errorResponse(401, 'Not signed in');

@@ -14,6 +14,7 @@ import {
   pageResponse,
   redirect,
   secureCookies,
+  visitedAgain,
 } from './route-kit.js';
 
 function signInPage(
@@ -79,6 +80,8 @@ export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Rou
         return redirect(next ?? home, { 'set-cookie': cookie });
       },
     },
+    // Signing out takes a post with the CSRF token: a link to it must not sign anybody out.
+    visitedAgain('/signout', home),
     {
       method: 'POST',
       path: '/signout',

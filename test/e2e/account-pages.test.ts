@@ -415,6 +415,12 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     expect(await dialog.getByRole('button', { name: 'Copy' }).count()).toBe(0);
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'hidden' });
+    // The address bar shows where the form posted to: opened again, it leads to the page, not a 405.
+    expect(new URL(page.url()).pathname).toBe('/account/keys');
+    const again = await page.goto(page.url());
+    expect(again?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/account');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
 
     const row = page.getByRole('row').filter({ hasText: 'no script' });
     // Without the script, times stay in UTC, and say so.
@@ -422,10 +428,16 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await row.getByRole('button', { name: /^Revoke/ }).click();
     await page.getByRole('heading', { name: 'Revoke this key?' }).waitFor();
     await shoot(page, 'account-revoke-without-script');
+    const confirmPage = page.url();
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/\/account\?revoked=/);
     expect(await page.getByRole('row').filter({ hasText: 'no script' }).count()).toBe(0);
     expect((await notify(apiKey)).status).toBe(401);
+    // The confirmation's address, and the sign-out's, opened in the address bar: the page, still signed in.
+    for (const address of [confirmPage, `${service.base}/signout`]) {
+      expect((await page.goto(address))?.status()).toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/account');
+    }
     await context.close();
   });
 
