@@ -154,6 +154,29 @@ describe('POST /teams/messages: the activity token is checked before anything el
     expect(connector.calls.length).toBe(before);
   });
 
+  it.each([
+    ['a query', (url: string) => `${url}?x=`],
+    ['an empty query', (url: string) => `${url}?`],
+    ['a fragment', (url: string) => `${url}#x`],
+    ['user info', (url: string) => url.replace('://', '://evil:x@')],
+  ])(
+    "refuses with 401 an activity whose service URL adds %s to the token's, and does nothing",
+    async (_name, altered) => {
+      const [installation] = connector.installActivities(alice.id);
+      const before = connector.calls.length;
+      const response = await post(`Bearer ${good()}`, {
+        ...installation,
+        serviceUrl: altered(connector.serviceUrl),
+      });
+      expect(response.status).toBe(401);
+      expect(JSON.parse(response.body)).toEqual({
+        status: 'error',
+        details: 'The activity token was issued for another service URL',
+      });
+      expect(connector.calls.length).toBe(before);
+    },
+  );
+
   it('answers 401, not 400, to a malformed body with a bad token: the body is not read first', async () => {
     const response = await post('Bearer not-a-jwt', '{ not json');
     expect(response.status).toBe(401);

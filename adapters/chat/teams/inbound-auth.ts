@@ -119,15 +119,19 @@ function refusalDetails(body: unknown): string {
 /**
  * Whether the token was issued for the service URL the activity names: a valid token captured from
  * one service must not make the transport send its own token, and messages, to another address.
- * Compared as URLs (scheme, host, port, path), ignoring trailing slashes; a token without the claim
- * does not match.
+ * Compared as URLs (scheme, host, port, path), ignoring trailing slashes; a token without the claim,
+ * or a URL with a query, a fragment or user info (Teams never sends one), does not match.
  */
 export function serviceUrlMatches(claims: ActivityClaims, serviceUrl: string): boolean {
   const claim = claims.serviceurl;
   if (typeof claim !== 'string') return false;
   const normalized = (value: string): string | null => {
+    // The SDK appends paths to the URL as written: a query, a fragment or user info would stay in
+    // every address it calls, and the URL is stored for the recipient's later messages.
+    if (/[?#]/.test(value)) return null;
     try {
       const url = new URL(value);
+      if (url.username !== '' || url.password !== '') return null;
       return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
     } catch {
       return null;
