@@ -167,6 +167,30 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     expect(only(w, bob).footer).toContain('You answered “Approve”');
   });
 
+  it('sends the card again after a click answered so late that Teams may have stopped waiting (five seconds)', async () => {
+    let listingMs = 0;
+    const w = await start({
+      wrapStorage: (storage) => ({
+        ...storage,
+        deliveries: slowListing(storage.deliveries, () => listingMs),
+      }),
+    });
+    await w.install(bob);
+    await w.ask(['bob@acme.test']);
+    const message = only(w, bob);
+    // Teams gave up on the answer: its card never replaced the clicked one.
+    listingMs = 4_100;
+    const answer = JSON.parse(
+      (await w.post(w.connector.clickActivity(message, 'approve'))).body,
+    ) as InvokeAnswer;
+    listingMs = 0;
+    expect(answer.statusCode).toBe(200);
+    expect(only(w, bob).buttons).not.toEqual([]);
+    await w.transport.close?.();
+    expect(w.connector.callsTo('update')).toHaveLength(1);
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('“Approve”') });
+  }, 15_000);
+
   it("answers the click that finishes a request while the other recipients' cards are still being updated", async () => {
     let listingMs = 0;
     // Copies are listed slowly: the core's update of Bob's copy comes once his click was answered.

@@ -126,6 +126,13 @@ const showAttempts = 3;
 const showPauseMs = 250;
 
 /**
+ * Teams waits five seconds for an invoke's answer, then gives up on it (and may try the invoke again,
+ * twice): an answer that took this long may never have been applied, and its check shows the card
+ * whatever it carried.
+ */
+const lateAnswerMs = 4_000;
+
+/**
  * How long after answering a click with a card the copy is checked: time for Teams to apply the
  * answer, which replaces whatever card the message showed.
  */
@@ -276,6 +283,7 @@ export async function answerCardAction(
   tenantId: string,
 ): Promise<InvokeAnswer> {
   const { sink, answering, followUps, logger } = context;
+  const started = performance.now();
   const action = cardActionOf(activity);
   if (action === null || activity.replyToId === undefined) {
     return errorInvokeResponse(400, 'This action is not one this app knows.');
@@ -324,8 +332,12 @@ export async function answerCardAction(
   if (shown !== null) {
     // Teams applies the answer's card whenever it gets it: a newer view claimed meanwhile, by an
     // update left to this answer or sent since, here or on another instance, is shown once it did.
+    // An answer that came late may not have been applied at all: its card is shown again.
+    const late = performance.now() - started >= lateAnswerMs;
     followUps.after(afterAnswerMs, () =>
-      catchUp(context, action.requestId, copy, shown.version).finally(() => answering.checked(key)),
+      catchUp(context, action.requestId, copy, late ? null : shown.version).finally(() =>
+        answering.checked(key),
+      ),
     );
   } else if (updateLeft) {
     // No card answers this click, yet an update of the copy was left to its answer: shown beside it
