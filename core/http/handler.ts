@@ -93,7 +93,9 @@ export function createHttpHandler(routes: readonly Route[], options: HttpHandler
       const match = route(method, target.path);
       if (!match) return null;
       if ('refusal' in match) return match.refusal;
-      if (incoming.bodyConsumed) return consumedBodyResponse();
+      // A GET or HEAD reads no body: a parser that marks every request parsed (Express 4's,
+      // koa-bodyparser's) took nothing it needs.
+      if (incoming.bodyConsumed && method !== 'GET' && method !== 'HEAD') return consumedBodyResponse();
       const headers = flattenHeaders(incoming.headers);
       const request: HttpRequest = {
         method,

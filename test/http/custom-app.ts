@@ -37,26 +37,37 @@ export interface CustomAppOptions {
   wrapTransport?: (transport: ChatTransport) => ChatTransport;
 }
 
-/** A minimal Koa body parser: reads the whole body, once, and sets `ctx.request.body`. */
+/**
+ * A minimal Koa body parser: reads the whole body, once, and sets `ctx.request.body`; an empty object
+ * on a request without a JSON body, as koa-bodyparser does.
+ */
 const koaJsonParser: Koa.Middleware = async (ctx, next) => {
-  if (ctx.is('application/json') && (ctx.request as { body?: unknown }).body === undefined) {
+  const request = ctx.request as { body?: unknown };
+  if (ctx.is('application/json') && request.body === undefined) {
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     try {
-      (ctx.request as { body?: unknown }).body = JSON.parse(text);
+      request.body = JSON.parse(text);
     } catch {
-      (ctx.request as { body?: unknown }).body = text;
+      request.body = text;
     }
   }
+  request.body ??= {};
   await next();
+};
+
+/** Express 4's `express.json()` sets an empty body on every request it does not parse; Express 5's does not. */
+const emptyBodyAsExpress4: express.RequestHandler = (req, _res, next) => {
+  req.body ??= {};
+  next();
 };
 
 const mountPoint = (options: CustomAppOptions): string => (options.mountAtRoot ? '' : '/chat');
 
 function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
   const app = express();
-  if (options.bodyParserFirst) app.use(express.json());
+  if (options.bodyParserFirst) app.use(express.json(), emptyBodyAsExpress4);
   app.use(mountPoint(options) || '/', notifyRouter(notifier));
   // The application's own routes, one of them inside the API's mount point, with a parser after the API.
   app.get('/chat/custom', (_req, res) => {

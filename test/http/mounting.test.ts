@@ -4,6 +4,7 @@ import {
   expectError,
   expectOk,
   inbox,
+  interactiveBody,
   notificationIdPattern,
   plainBody,
   readStatus,
@@ -111,6 +112,21 @@ describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
       expect(details).toMatch(/body parser/i);
       expect(details).toMatch(/before/i);
       expect(await inbox(app, 'bob@acme.test')).toEqual([]);
+    });
+
+    it('after a body parser that marks every request parsed (Express 4, koa-bodyparser), still answers the routes that read no body', async () => {
+      app = await startCustomApp(kind, { bodyParserFirst: true });
+      const sent = await app.notifier.handle({
+        method: 'POST',
+        url: '/api/notify',
+        headers: { 'x-api-key': app.keys.alice, 'content-type': 'application/json' },
+        body: [new TextEncoder().encode(JSON.stringify(interactiveBody()))],
+        clientAddress: '127.0.0.1',
+      });
+      const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
+      expect(expectOk<{ status: string }>(await readStatus(app, requestId)).status).toBe('pending');
+      expect((await call(`${app.baseUrl}/openapi.json`)).status).toBe(200);
+      expect(await inbox(app, 'bob@acme.test')).toHaveLength(1);
     });
 
     it("mounted at the root after a body parser, leaves the application's own routes working", async () => {
