@@ -113,6 +113,16 @@ export function checkNotifierParts(options: unknown): void {
   if (!Array.isArray(transports)) {
     throw new TypeError('transports must be an array of chat transports, such as [inboxTransport()]');
   }
+  const { logger } = options;
+  if (
+    logger !== undefined &&
+    !(
+      isObject(logger) &&
+      ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function')
+    )
+  ) {
+    throw new TypeError('logger must have debug, info, warn and error methods (console has them)');
+  }
   transports.forEach((transport: unknown, index) => {
     const given = isObject(transport) ? transport : {};
     if (

@@ -70,6 +70,11 @@ describe('createNotifier refuses options it could not run with, at creation', ()
       { storage: memoryStorage(), transports: [{ platform: 'x' }] },
       'transports[0] must be a chat transport with platform, routes, address, deliver, update and connect',
     ],
+    [
+      'a logger without its methods',
+      { storage: memoryStorage(), transports: [], logger: { info() {} } },
+      'logger must have debug, info, warn and error methods (console has them)',
+    ],
   ])('%s, naming the mistake rather than failing on first use', (_what, options, message) => {
     expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(TypeError);
     expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(message);
