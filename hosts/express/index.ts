@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { HttpHandler, HttpResponse } from '../../core/index.js';
+import { checkServed, type HttpHandler, type HttpResponse } from '../../core/index.js';
 
 /** What the Express host needs of a notifier. */
 export interface ExpressNotifier {
@@ -25,6 +25,7 @@ function send(res: Response, response: HttpResponse): void {
  * `case sensitive routing` before mounting; the paths under it are matched exactly as sent.
  */
 export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
+  checkServed('notifyRouter', notifier);
   return (req: Request, res: Response, next: NextFunction) => {
     notifier
       .handle({

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { type HttpHandler, originForm } from '../../core/index.js';
+import { checkServed, type HttpHandler, originForm } from '../../core/index.js';
 
 /** What the Koa host needs of a notifier. */
 export interface KoaNotifier {
@@ -19,6 +19,12 @@ export interface KoaNotifyOptions {
  * `app.proxy` plays no part.
  */
 export function notifyMiddleware(notifier: KoaNotifier, options: KoaNotifyOptions = {}): Middleware {
+  checkServed('notifyMiddleware', notifier);
+  if (options.prefix !== undefined && typeof options.prefix !== 'string') {
+    throw new TypeError(
+      `notifyMiddleware: prefix must be a path such as "/notifications", got ${typeof options.prefix}`,
+    );
+  }
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   if (prefix !== '' && !prefix.startsWith('/')) {
     throw new RangeError(

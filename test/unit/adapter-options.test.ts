@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { slackTransport } from '../../adapters/chat/slack/index.js';
+import { type SlackTransportOptions, slackTransport } from '../../adapters/chat/slack/index.js';
 import { clientCredentialsTokenProvider, teamsTransport } from '../../adapters/chat/teams/index.js';
+import { createNotifier } from '../../core/index.js';
+import { type ExpressNotifier, notifyRouter } from '../../hosts/express/index.js';
 import { type KoaNotifier, notifyMiddleware } from '../../hosts/koa/index.js';
 
 /** A Teams transport made with `options` over settings it can run with, as a function to expect on. */
@@ -154,5 +156,28 @@ describe('transports and hosts refuse options they could not run with, at creati
       'notifyMiddleware: prefix must start with "/", got "chat"',
     );
     expect(() => notifyMiddleware(notifier, { prefix: '/chat/' })).not.toThrow();
+    expect(() => notifyMiddleware(notifier, { prefix: 5 as unknown as string })).toThrow(
+      'notifyMiddleware: prefix must be a path such as "/notifications", got number',
+    );
+  });
+
+  it('a host given nothing to serve (an undefined notifier from plain JavaScript)', () => {
+    for (const served of [undefined, {}, createNotifier]) {
+      expect(() => notifyRouter(served as unknown as ExpressNotifier)).toThrow(
+        'notifyRouter needs what it serves: a notifier (createNotifier(...)) or the account pages (accountPages(...))',
+      );
+      expect(() => notifyMiddleware(served as unknown as KoaNotifier)).toThrow(
+        'notifyMiddleware needs what it serves',
+      );
+    }
+  });
+
+  it('a Slack transport without its options, or without the installation of each organization', () => {
+    expect(() => slackTransport(undefined as unknown as SlackTransportOptions)).toThrow(
+      'slackTransport needs its options: { signingSecret, installation }',
+    );
+    expect(() => slackTransport({ signingSecret: 'secret' } as SlackTransportOptions)).toThrow(
+      "slackTransport: installation must be a function answering an organization's Slack workspace and bot token",
+    );
   });
 });

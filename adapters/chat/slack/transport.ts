@@ -111,9 +111,17 @@ const staleChannelErrors: ReadonlySet<string> = new Set(['channel_not_found', 'i
  * click in the refs the core keeps, so any number of instances can serve one app.
  */
 export function slackTransport(options: SlackTransportOptions): SlackTransport {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('slackTransport needs its options: { signingSecret, installation }');
+  }
   // Checked at run time too: `process.env.SLACK_SIGNING_SECRET!` passes the type check while unset.
   if (typeof options.signingSecret !== 'string' || options.signingSecret === '') {
     throw new RangeError('slackTransport: signingSecret must be a non-empty string');
+  }
+  if (typeof options.installation !== 'function') {
+    throw new TypeError(
+      "slackTransport: installation must be a function answering an organization's Slack workspace and bot token",
+    );
   }
   checkNumberOption('slackTransport', 'concurrency', options.concurrency, 'positive count');
   // 0 would turn undici's timeouts off, not make them instant.
