@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { Agent, request } from 'undici';
 import {
   type CallbackAttemptResult,
@@ -32,6 +33,35 @@ export interface HttpCallbacksOptions {
   ca?: string | readonly string[];
 }
 
+/** One PEM certificate. */
+const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * Refuses certificate authorities that are no PEM certificates: Node would silently trust none of
+ * them, and every callback to a receiver of a private CA would fail at its first attempt.
+ */
+function checkCertificateAuthorities(ca: unknown): void {
+  const entries: unknown[] = Array.isArray(ca) ? ca : [ca];
+  entries.forEach((entry, index) => {
+    const where = Array.isArray(ca) ? `ca[${index}]` : 'ca';
+    const certificates = typeof entry === 'string' ? (entry.match(pemCertificate) ?? []) : [];
+    if (certificates.length === 0) {
+      throw new TypeError(
+        `httpCallbacks: ${where} must hold PEM certificates (-----BEGIN CERTIFICATE-----…)`,
+      );
+    }
+    for (const certificate of certificates) {
+      try {
+        new X509Certificate(certificate);
+      } catch (error) {
+        throw new TypeError(
+          `httpCallbacks: ${where} holds a certificate that cannot be read: ${String(error)}`,
+        );
+      }
+    }
+  });
+}
+
 /** The longest an attempt may take: well within the 60 s lease of the due work that makes it. */
 const longestAttemptMs = 50_000;
 
@@ -39,7 +69,8 @@ const longestAttemptMs = 50_000;
  * Delivers completion callbacks over HTTP(S), signed per Standard Webhooks. Every attempt resolves
  * the host again, refuses non-public addresses and connects to the address it checked; redirects
  * are not followed and proxy settings of the environment are ignored.
- * @throws RangeError when `timeoutMs` and `lookupTimeoutMs` are not positive or exceed 50 000 ms together.
+ * @throws RangeError when `timeoutMs` and `lookupTimeoutMs` are not positive or exceed 50 000 ms together;
+ *   TypeError when `ca` holds no PEM certificate, or one that cannot be read.
  */
 export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTransport {
   const {
@@ -54,6 +85,7 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
       `timeoutMs and lookupTimeoutMs must be positive and together at most ${longestAttemptMs} ms, got ${timeoutMs} and ${lookupTimeoutMs}`,
     );
   }
+  if (ca !== undefined) checkCertificateAuthorities(ca);
 
   async function send(attempt: Parameters<CallbackTransport['send']>[0]): Promise<CallbackAttemptResult> {
     let addresses: string[];

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpCallbacks } from '../../adapters/callbacks/index.js';
 import { type CallbackSetup, callbackSetup, interactive, tableResolver } from './callback-setup.js';
 
 /** A self-signed certificate for `hooks.example`, made with the system's openssl. */
@@ -38,6 +39,24 @@ function certificate(): { key: string; cert: string } {
   );
   return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
 }
+
+describe('httpCallbacks({ ca })', () => {
+  it('refuses at creation certificate authorities that are no PEM certificates, which Node would silently ignore', () => {
+    const { cert } = certificate();
+    expect(() => httpCallbacks({ ca: 'garbage' })).toThrow(
+      'httpCallbacks: ca must hold PEM certificates (-----BEGIN CERTIFICATE-----…)',
+    );
+    expect(() => httpCallbacks({ ca: [cert, 5 as unknown as string] })).toThrow(
+      'httpCallbacks: ca[1] must hold PEM certificates',
+    );
+    const broken = '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n';
+    expect(() => httpCallbacks({ ca: broken })).toThrow(
+      'httpCallbacks: ca holds a certificate that cannot be read',
+    );
+    expect(() => httpCallbacks({ ca: cert })).not.toThrow();
+    expect(() => httpCallbacks({ ca: [cert, `${cert}${cert}`] })).not.toThrow();
+  });
+});
 
 describe('callback delivery over https', () => {
   const tls = certificate();
