@@ -1,3 +1,4 @@
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServerProcess,
@@ -88,4 +89,44 @@ describe.skipIf(!installed)('a Redis server that stops answering without closing
     redis.thaw();
     expect(await statusOnceServing(host)).toBe(200);
   }, 60_000);
+});
+
+describe.skipIf(!installed)('a Redis server that refuses writes', () => {
+  const world = standaloneOnOwnRedis();
+
+  it.each([
+    [
+      'out of memory under noeviction',
+      ['maxmemory', '1', 'maxmemory-policy', 'noeviction'],
+      ['maxmemory', '0'],
+    ],
+    [
+      'too few replicas for min-replicas-to-write',
+      ['min-replicas-to-write', '1'],
+      ['min-replicas-to-write', '0'],
+    ],
+  ])(
+    '(%s): answers 503 with Retry-After to sends and status reads, and serves again once it takes writes',
+    async (_what, refuse, allow) => {
+      const { redis, host } = world;
+      const admin = createClient({ url: redis.url });
+      await admin.connect();
+      try {
+        expect((await send(host)).status).toBe(200);
+        await admin.sendCommand(['CONFIG', 'SET', ...refuse]);
+        await expectUnavailable(await send(host));
+        await expectUnavailable(
+          await fetch(`${host.base}/api/notify/status/req_000000000000000000000000`, {
+            headers: { 'x-api-key': demoKey },
+          }),
+        );
+        await admin.sendCommand(['CONFIG', 'SET', ...allow]);
+        expect(await statusOnceServing(host)).toBe(200);
+      } finally {
+        await admin.sendCommand(['CONFIG', 'SET', ...allow]);
+        admin.destroy();
+      }
+    },
+    60_000,
+  );
 });

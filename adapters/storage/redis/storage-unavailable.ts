@@ -47,8 +47,21 @@ const socketErrorCodes = new Set([
   'EAI_AGAIN',
 ]);
 
-/** Error replies of a server that is up but cannot serve yet: loading, failing over, or stuck in a script. */
-const transientReplyPrefixes = ['LOADING ', 'BUSY ', 'MASTERDOWN ', 'TRYAGAIN ', 'CLUSTERDOWN ', 'READONLY '];
+/**
+ * Error replies of a server that is up but cannot serve now: loading, failing over, stuck in a
+ * script, or refusing writes (out of memory under `noeviction`, too few replicas for
+ * `min-replicas-to-write`) until an operator or the data's expiry makes room.
+ */
+const transientReplyPrefixes = [
+  'LOADING ',
+  'BUSY ',
+  'MASTERDOWN ',
+  'TRYAGAIN ',
+  'CLUSTERDOWN ',
+  'READONLY ',
+  'OOM ',
+  'NOREPLICAS ',
+];
 
 const hasCode = (error: object): boolean =>
   'code' in error && typeof error.code === 'string' && socketErrorCodes.has(error.code);
