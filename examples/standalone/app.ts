@@ -112,7 +112,8 @@ export async function startStandalone(
     const seed = await loadSeed(config.NOTIFY_SEED);
     const transports = await chatTransports(config, seed, logger);
     opened = await waitForStorage(
-      () => openStorage(config.NOTIFY_STORAGE, { redisPrefix: config.NOTIFY_REDIS_PREFIX, logger }),
+      (signal) =>
+        openStorage(config.NOTIFY_STORAGE, { redisPrefix: config.NOTIFY_REDIS_PREFIX, logger, signal }),
       {
         target,
         budget: options.storageBudget,

@@ -58,7 +58,12 @@ function settingOf<T>(url: string, make: () => T): T {
 const closeWaitMs = 1_000;
 
 // Drivers load only when selected, so a memory-only start needs neither.
-async function openRedis(url: string, keyPrefix: string, logger: Logger): Promise<OpenedStorage> {
+async function openRedis(
+  url: string,
+  keyPrefix: string,
+  logger: Logger,
+  signal: AbortSignal | undefined,
+): Promise<OpenedStorage> {
   const { createClient } = await driver('redis', () => import('redis'));
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
   // Until the first connection this client does not retry: the start-up wait does, and logs each
@@ -86,10 +91,16 @@ async function openRedis(url: string, keyPrefix: string, logger: Logger): Promis
     down = false;
     logger.info('redis connection restored');
   });
+  // A server that takes the connection and never answers (frozen, or a proxy whose backend is down)
+  // would hold `connect` for good: the try's end lets go of the client.
+  const giveUp = () => client.destroy();
+  signal?.addEventListener('abort', giveUp, { once: true });
   try {
     await client.connect();
   } catch (error) {
-    throw connectionError(error, redactUrl(url));
+    throw connectionError(signal?.aborted ? signal.reason : error, redactUrl(url));
+  } finally {
+    signal?.removeEventListener('abort', giveUp);
   }
   connected = true;
   return {
@@ -172,10 +183,12 @@ export function checkStorageSetting(setting: string): void {
 /** Makes one try at opening the storage that `NOTIFY_STORAGE` names (see {@link checkStorageSetting}). */
 export async function openStorage(
   setting: string,
-  options: { redisPrefix: string; logger: Logger },
+  options: { redisPrefix: string; logger: Logger; signal?: AbortSignal },
 ): Promise<OpenedStorage> {
   checkStorageSetting(setting);
-  if (/^rediss?:\/\//.test(setting)) return openRedis(setting, options.redisPrefix, options.logger);
+  if (/^rediss?:\/\//.test(setting)) {
+    return openRedis(setting, options.redisPrefix, options.logger, options.signal);
+  }
   if (/^mongodb(\+srv)?:\/\//.test(setting)) return openMongo(setting);
   return { storage: memoryStorage(), close: async () => {} };
 }

@@ -34,15 +34,55 @@ const longestDelayMs = 5_000;
 export const retryDelayMs = (attempt: number): number =>
   Math.min(firstDelayMs * 2 ** (attempt - 1), longestDelayMs);
 
-/** An error's message, also for the nameless ones (`AggregateError` of a dual-stack connect, bare codes). */
+/**
+ * An error's message, also for the nameless ones (`AggregateError` of a dual-stack connect, bare
+ * codes), with the driver's reply it wraps (`Storage is temporarily unavailable (LOADING …)`).
+ */
 export function describeError(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0)
     return error.errors.map(describeError).join('; ');
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return error.message || (typeof code === 'string' ? code : error.name);
+    const message = error.message || (typeof code === 'string' ? code : error.name);
+    return error.cause === undefined ? message : `${message} (${describeError(error.cause)})`;
   }
   return String(error);
+}
+
+/** The longest one try may take: a server that takes the connection and never answers fails it. */
+const longestTryMs = 10_000;
+
+/** `work`, or the reason of `signal` once it aborts, whichever comes first. */
+function beforeAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/**
+ * One try: opens the storage, then writes a short-lived record, as every request does. A server
+ * that connects yet cannot serve (Redis loading its data, out of memory, a read-only replica)
+ * fails the try rather than the start. The try ends within 10 s and the budget's end (a second
+ * after it at most): what it opened meanwhile is closed.
+ */
+async function tryToOpen(
+  open: (signal: AbortSignal) => Promise<OpenedStorage>,
+  deadline: number,
+): Promise<OpenedStorage> {
+  // A second at least, even at the budget's end: the last try, too, may fail for a reason to tell.
+  const limitMs = Math.min(longestTryMs, Math.max(1_000, deadline - Date.now()));
+  const signal = AbortSignal.timeout(limitMs);
+  const opening = open(signal);
+  try {
+    const opened = await beforeAbort(opening, signal);
+    await beforeAbort(opened.storage.transportState.set('start-up-probe', '1', { ttlMs: 60_000 }), signal);
+    return opened;
+  } catch (error) {
+    opening.then((late) => late.close()).catch(() => undefined);
+    throw signal.aborted ? new Error(`no answer within ${limitMs / 1000} s`) : error;
+  }
 }
 
 /**
@@ -52,7 +92,7 @@ export function describeError(error: unknown): string {
  * with the pause before the next; the budget is checked between tries.
  */
 export async function waitForStorage(
-  open: () => Promise<OpenedStorage>,
+  open: (signal: AbortSignal) => Promise<OpenedStorage>,
   options: StorageWaitOptions,
 ): Promise<OpenedStorage> {
   const { target, budget, logger, signal } = options;
@@ -61,7 +101,7 @@ export async function waitForStorage(
     let opened: OpenedStorage | undefined;
     let reason = '';
     try {
-      opened = await open();
+      opened = await tryToOpen(open, deadline);
     } catch (error) {
       if (error instanceof StorageSettingError) throw error;
       reason = describeError(error);

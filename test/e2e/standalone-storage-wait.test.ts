@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
 import {
@@ -215,6 +218,53 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       new RegExp(`^storage ${redis.url} not reachable within 1 s \\(--wait-for-storage\\): .*ECONNREFUSED`),
     );
   }, 30_000);
+
+  it('gives up within its budget on a storage that takes the connection and never answers', async () => {
+    // A frozen Redis, or a proxy whose backend is down: the connection opens, no reply ever comes.
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+    });
+    const sockets: Socket[] = [];
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const url = `redis://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const { code, lines } = await runToExit({ NOTIFY_STORAGE: url, NOTIFY_WAIT_FOR_STORAGE: '3' });
+      expect(code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(12_000);
+      const failure = lines.find((line) => line.level === 'error');
+      expect(String(failure?.error)).toMatch(
+        new RegExp(
+          `^storage ${url} not reachable within 3 s \\(NOTIFY_WAIT_FOR_STORAGE\\): no answer within`,
+        ),
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 30_000);
+
+  it('waits while Redis takes connections but refuses writes (out of memory), saying so, then serves', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    await redis.start();
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    try {
+      await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '1', 'maxmemory-policy', 'noeviction']);
+      const host = await startStandaloneProcess({ NOTIFY_STORAGE: redis.url }, { until: 'listening' });
+      hosts.push(host);
+      const retry = await host.next((line) => line.message === 'storage not reachable; retrying');
+      expect(String(retry.error)).toMatch(/^Storage is temporarily unavailable \(OOM /);
+      expect((await health(host.base)).status).toBe(503);
+      await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
+      await host.next((line) => line.message === 'ready', 30_000);
+      expect((await send(host.base)).status).toBe(200);
+    } finally {
+      admin.destroy();
+    }
+  }, 60_000);
 
   it('takes the budget from NOTIFY_WAIT_FOR_STORAGE too, for MongoDB as for Redis', async () => {
     const redis = await redisServerProcess();
