@@ -3,6 +3,7 @@ import type { ClaimedDueItem } from '../domain/due-work.js';
 import type { CallbackTarget, InteractiveRequest } from '../domain/interactive-request.js';
 import type { DueWorkResult } from '../due-work/due-work-runner.js';
 import type { CallbackAttemptResult, CallbackTransport } from '../ports/callback-transport.js';
+import { idempotencyTtlMs } from '../use-cases/send-idempotently.js';
 import { callbackBody, webhookId } from './callback-body.js';
 import type { OrganizationShares } from './organization-shares.js';
 import { keptWithRequest, lastAttemptBefore } from './request-retention.js';
@@ -63,6 +64,31 @@ async function keepFailed(
   return { done: true };
 }
 
+/** How often the callback of a request that reached nobody looks again for a copy. */
+const unreachedPutOffMs = 5 * 60_000;
+
+/**
+ * The callback of a request that reached nobody: its send was never answered with the request's id
+ * and secret (its storage answered too late, or every delivery failed). Put off while a repeat of
+ * the send with its `Idempotency-Key` may still deliver the copies (and answer the id), then dropped:
+ * the callback of a request nobody was asked, to a receiver that cannot check its signature, would
+ * only be refused and tried again for a day.
+ */
+function awaitFirstCopy(
+  context: CallbackContext,
+  request: InteractiveRequest & { callback: CallbackTarget },
+): DueWorkResult {
+  const now = context.clock.now();
+  const latest = Math.min(request.createdAt + idempotencyTtlMs, lastAttemptBefore(context, request));
+  if (now >= latest) {
+    context.logger.warn('callback dropped: its request reached nobody, its send was never answered', {
+      requestId: request.id,
+    });
+    return { done: true };
+  }
+  return { done: false, retryAt: Math.min(now + unreachedPutOffMs, latest), postponed: true };
+}
+
 /**
  * Runs one attempt of a completion callback (the due-work handler of kind `callback`): sends it
  * signed, then finishes, schedules the next attempt, or keeps it as failed for operators. Logs
@@ -83,6 +109,9 @@ export async function deliverCallback(
     return { done: true };
   }
   const withCallback = { ...request, callback: request.callback };
+  if ((await context.storage.deliveries.listDeliveries(request.id)).length === 0) {
+    return awaitFirstCopy(context, withCallback);
+  }
   const { organizationId } = request;
   const putOffMs = shares.take(organizationId, clock.now());
   if (putOffMs > 0) {

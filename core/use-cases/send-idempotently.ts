@@ -11,7 +11,7 @@ import { matchRecipients, recipientSpellings, resolveRecipients } from './resolv
 import { newSendId, sendNotification } from './send-notification.js';
 
 /** Idempotency records live this long (docs/behaviour.md#idempotency). */
-const ttlMs = 24 * 60 * 60 * 1000;
+export const idempotencyTtlMs = 24 * 60 * 60 * 1000;
 /** A running attempt holds its key this long; after that a repeat takes over (the process died). */
 const leaseMs = 60_000;
 
@@ -38,7 +38,7 @@ export const idempotencyClaim = (
   key,
   fingerprint: fingerprint(input),
   sendId: newSendId(context, input),
-  timing: { now: context.clock.now(), leaseMs, ttlMs },
+  timing: { now: context.clock.now(), leaseMs, ttlMs: idempotencyTtlMs },
 });
 
 /** What the caller learned of the send before it: the users of its recipients, its key's acquisition. */
