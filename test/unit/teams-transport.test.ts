@@ -84,17 +84,21 @@ describe('Teams transport: linking users', () => {
     expect(w.connector.messagesOf(bob.id).map((message) => message.text)).toEqual(['First', 'Second']);
   });
 
-  it('stops reaching a user who removes the app, and reaches them again once they reinstall it', async () => {
-    const w = await start();
-    await w.install(bob);
-    expect((await w.post(w.connector.uninstallActivity(bob.id))).status).toBe(200);
-    const refused = await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' });
-    expect(refused.status).toBe(500);
-    expect(refused.json.details).toContain('bob@acme.test');
-    expect(w.connector.callsTo('send')).toEqual([]);
-    await w.install(bob);
-    expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Again' })).status).toBe(200);
-  });
+  it.each(['remove', 'remove-upgrade'])(
+    'stops reaching a user who removes the app (%s), and reaches them again once they reinstall it',
+    async (action) => {
+      const w = await start();
+      await w.install(bob);
+      const removal = { ...(w.connector.uninstallActivity(bob.id) as object), action };
+      expect((await w.post(removal)).status).toBe(200);
+      const refused = await w.send({ user_emails: ['bob@acme.test'], message: 'Hello' });
+      expect(refused.status).toBe(500);
+      expect(refused.json.details).toContain('bob@acme.test');
+      expect(w.connector.callsTo('send')).toEqual([]);
+      await w.install(bob);
+      expect((await w.send({ user_emails: ['bob@acme.test'], message: 'Again' })).status).toBe(200);
+    },
+  );
 });
 
 describe('Teams transport: channels', () => {

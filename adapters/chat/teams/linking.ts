@@ -11,7 +11,9 @@ export interface LinkingContext {
   logger: Logger;
 }
 
+/** Teams tells an install, or a removal, that is part of an app's upgrade apart: each counts as one. */
 const addActions: ReadonlySet<string> = new Set(['add', 'add-upgrade']);
+const removeActions: ReadonlySet<string> = new Set(['remove', 'remove-upgrade']);
 
 /**
  * Links the users an installation activity names (docs/teams.md): each one's email and user
@@ -47,7 +49,7 @@ export async function linkFromActivity(
 
   if (activity.type === 'installationUpdate') {
     if (activity.action !== undefined && addActions.has(activity.action)) await link(activity.from);
-    else if (activity.action === 'remove' && personal)
+    else if (activity.action !== undefined && removeActions.has(activity.action) && personal)
       await markUnreachable(context, tenantId, activity.from.id);
     return;
   }
