@@ -570,6 +570,19 @@ describe('Teams transport: clicks', () => {
     expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
   });
 
+  it("takes a click whose Entra object id is the recipient's in other letter case (a GUID)", async () => {
+    const w = await start();
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const invoke = w.connector.clickActivity(only(w, bob), 'approve');
+    const from = invoke.from as { aadObjectId: string };
+    const upper = { ...invoke, from: { ...from, aadObjectId: from.aadObjectId.toUpperCase() } };
+    expect(from.aadObjectId).not.toBe(from.aadObjectId.toUpperCase());
+    const answer = JSON.parse((await w.post(upper)).body) as InvokeAnswer;
+    expect(answer.statusCode).toBe(200);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+  });
+
   it('refuses a button that names another request, an unknown message, a value that is no option, and other verbs', async () => {
     const w = await start();
     await w.install(bob);

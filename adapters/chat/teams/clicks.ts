@@ -198,7 +198,12 @@ async function clickedCopy(
 function isRecipient(copy: ClickedCopy, activity: TeamsActivity): boolean {
   const { id, aadObjectId } = activity.from;
   if (id !== copy.userId) return false;
-  return aadObjectId === undefined || copy.aadObjectId === null || aadObjectId === copy.aadObjectId;
+  // A GUID: the same in either letter case.
+  return (
+    aadObjectId === undefined ||
+    copy.aadObjectId === null ||
+    aadObjectId.toLowerCase() === copy.aadObjectId.toLowerCase()
+  );
 }
 
 /**
