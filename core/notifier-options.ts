@@ -19,6 +19,12 @@ export function retentionMillis(retention: number | { days: number } | undefined
 
 /** The limits with the defaults filled in; each must let requests through, now and again later. */
 export function rateLimitSettings(given: Partial<RateLimitSettings> | undefined): RateLimitSettings {
+  // From plain JavaScript a string would spread as its characters: rateLimits.0, rateLimits.1, …
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw new TypeError(
+      `rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got ${JSON.stringify(given)}`,
+    );
+  }
   const settings = { ...defaultRateLimits, ...given };
   for (const [name, limit] of Object.entries(settings)) {
     const { burst, perSecond } = (limit ?? {}) as Partial<RateLimitSettings['perKey']>;

@@ -71,6 +71,11 @@ describe('createNotifier refuses options it could not run with, at creation', ()
       'transports[0] must be a chat transport with platform, routes, address, deliver, update and connect',
     ],
     [
+      'rate limits that are no object',
+      { storage: memoryStorage(), transports: [], rateLimits: 'x' },
+      'rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got "x"',
+    ],
+    [
       'a logger without its methods',
       { storage: memoryStorage(), transports: [], logger: { info() {} } },
       'logger must have debug, info, warn and error methods (console has them)',
