@@ -111,9 +111,23 @@ export async function startStandalone(
     // once the storage answers.
     const seed = await loadSeed(config.NOTIFY_SEED);
     const transports = await chatTransports(config, seed, logger);
+    // A Redis server back from a restart may have lost its data (one that keeps nothing on disk):
+    // the seed, loaded again as at start-up (it is idempotent), brings back its keys and users.
+    let seedAgain: (() => Promise<void>) | undefined;
+    const onRestored = () => {
+      seedAgain?.().then(
+        () => logger.info('seed loaded again after the storage came back'),
+        (error: unknown) => logger.error('seed could not be loaded again', { error: String(error) }),
+      );
+    };
     opened = await waitForStorage(
       (signal) =>
-        openStorage(config.NOTIFY_STORAGE, { redisPrefix: config.NOTIFY_REDIS_PREFIX, logger, signal }),
+        openStorage(config.NOTIFY_STORAGE, {
+          redisPrefix: config.NOTIFY_REDIS_PREFIX,
+          logger,
+          signal,
+          onRestored,
+        }),
       {
         target,
         budget: options.storageBudget,
@@ -145,6 +159,11 @@ export async function startStandalone(
     const signIn = passwordSignIn({ state: accountState });
     const signIns = await loadPasswords(signIn, opened.storage.directory, seed, logger);
     logger.info('account sign-in', { users: signIns });
+    const { directory } = opened.storage;
+    seedAgain = async () => {
+      await ready.seed(seed);
+      await loadPasswords(signIn, directory, seed, logger);
+    };
     const pages = accountPages({
       notifier: ready,
       state: accountState,

@@ -63,6 +63,7 @@ async function openRedis(
   keyPrefix: string,
   logger: Logger,
   signal: AbortSignal | undefined,
+  onRestored: (() => void) | undefined,
 ): Promise<OpenedStorage> {
   const { createClient } = await driver('redis', () => import('redis'));
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
@@ -90,6 +91,7 @@ async function openRedis(
     if (!down) return;
     down = false;
     logger.info('redis connection restored');
+    onRestored?.();
   });
   // A server that takes the connection and never answers (frozen, or a proxy whose backend is down)
   // would hold `connect` for good: the try's end lets go of the client.
@@ -183,11 +185,17 @@ export function checkStorageSetting(setting: string): void {
 /** Makes one try at opening the storage that `NOTIFY_STORAGE` names (see {@link checkStorageSetting}). */
 export async function openStorage(
   setting: string,
-  options: { redisPrefix: string; logger: Logger; signal?: AbortSignal },
+  options: {
+    redisPrefix: string;
+    logger: Logger;
+    signal?: AbortSignal;
+    /** Told each time a lost connection to the server is back (Redis): its data may be gone. */
+    onRestored?: () => void;
+  },
 ): Promise<OpenedStorage> {
   checkStorageSetting(setting);
   if (/^rediss?:\/\//.test(setting)) {
-    return openRedis(setting, options.redisPrefix, options.logger, options.signal);
+    return openRedis(setting, options.redisPrefix, options.logger, options.signal, options.onRestored);
   }
   if (/^mongodb(\+srv)?:\/\//.test(setting)) return openMongo(setting);
   return { storage: memoryStorage(), close: async () => {} };
