@@ -29,12 +29,23 @@ export interface HttpCallbacksOptions {
   timeoutMs?: number;
   /** DNS answers slower than this fail the attempt (default 5 000 ms). */
   lookupTimeoutMs?: number;
-  /** Certificate authorities (PEM) to trust instead of Node's bundled ones, e.g. a private CA. */
-  ca?: string | readonly string[];
+  /**
+   * Certificate authorities (PEM text, or a PEM file's bytes) to trust instead of Node's bundled
+   * ones, e.g. a private CA.
+   */
+  ca?: string | Uint8Array | readonly (string | Uint8Array)[];
 }
 
-/** One PEM certificate. */
-const pemCertificate = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+/** One PEM certificate, or one with OpenSSL's trust settings (`openssl x509 -trustout`), which Node takes too. */
+const pemCertificate = /-----BEGIN (TRUSTED )?CERTIFICATE-----[\s\S]+?-----END \1?CERTIFICATE-----/g;
+
+/** The text of a `ca` entry: a string, or the bytes of a PEM file (`readFileSync` without an encoding). */
+const pemText = (entry: unknown): string | null =>
+  typeof entry === 'string'
+    ? entry
+    : entry instanceof Uint8Array
+      ? Buffer.from(entry).toString('latin1')
+      : null;
 
 /**
  * Refuses certificate authorities that are no PEM certificates: Node would silently trust none of
@@ -44,13 +55,15 @@ function checkCertificateAuthorities(ca: unknown): void {
   const entries: unknown[] = Array.isArray(ca) ? ca : [ca];
   entries.forEach((entry, index) => {
     const where = Array.isArray(ca) ? `ca[${index}]` : 'ca';
-    const certificates = typeof entry === 'string' ? (entry.match(pemCertificate) ?? []) : [];
+    const certificates = [...(pemText(entry) ?? '').matchAll(pemCertificate)];
     if (certificates.length === 0) {
       throw new TypeError(
         `httpCallbacks: ${where} must hold PEM certificates (-----BEGIN CERTIFICATE-----…)`,
       );
     }
-    for (const certificate of certificates) {
+    for (const [certificate, trusted] of certificates) {
+      // Node reads the trust settings' form itself; the plain form is checked here.
+      if (trusted !== undefined) continue;
       try {
         new X509Certificate(certificate);
       } catch (error) {

@@ -55,6 +55,11 @@ describe('httpCallbacks({ ca })', () => {
     );
     expect(() => httpCallbacks({ ca: cert })).not.toThrow();
     expect(() => httpCallbacks({ ca: [cert, `${cert}${cert}`] })).not.toThrow();
+    // A PEM file's bytes (readFileSync without an encoding), and a bundle with text between certificates.
+    expect(() => httpCallbacks({ ca: Buffer.from(cert) })).not.toThrow();
+    expect(() => httpCallbacks({ ca: [`# private CA\n${cert}\n# another\n${cert}`] })).not.toThrow();
+    const trusted = cert.replaceAll('CERTIFICATE-----', 'TRUSTED CERTIFICATE-----');
+    expect(() => httpCallbacks({ ca: trusted })).not.toThrow();
   });
 });
 
