@@ -64,6 +64,15 @@ async function keepFailed(
   return { done: true };
 }
 
+/**
+ * Whether `request` reached a recipient: one answered (a click may come before its copy is on
+ * record, a store's round trip after the copy went out), or a copy is on record.
+ */
+async function reachedSomeone(context: CallbackContext, request: InteractiveRequest): Promise<boolean> {
+  if (request.recipients.some((recipient) => recipient.respondedAt !== null)) return true;
+  return (await context.storage.deliveries.listDeliveries(request.id)).length > 0;
+}
+
 /** How often the callback of a request that reached nobody looks again for a copy. */
 const unreachedPutOffMs = 5 * 60_000;
 
@@ -109,9 +118,7 @@ export async function deliverCallback(
     return { done: true };
   }
   const withCallback = { ...request, callback: request.callback };
-  if ((await context.storage.deliveries.listDeliveries(request.id)).length === 0) {
-    return awaitFirstCopy(context, withCallback);
-  }
+  if (!(await reachedSomeone(context, request))) return awaitFirstCopy(context, withCallback);
   const { organizationId } = request;
   const putOffMs = shares.take(organizationId, clock.now());
   if (putOffMs > 0) {

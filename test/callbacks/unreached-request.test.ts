@@ -75,6 +75,16 @@ describe('the callback of a request that reached nobody', () => {
     expect(transport.attempts.map((attempt) => JSON.parse(attempt.body).request_id)).toEqual([requestId]);
   });
 
+  it('is sent at once when a recipient answered before their copy was on record', async () => {
+    const transport = receiver();
+    setup = await callbackSetup({ transport });
+    const requestId = await unreached();
+    // The click came a store's round trip after the copy went out, before the copy was recorded.
+    await setup.click(requestId, 'bob@acme.test', 'approve');
+    await setup.notifier.runDueWork();
+    expect(transport.attempts.map((attempt) => JSON.parse(attempt.body).request_id)).toEqual([requestId]);
+  });
+
   it('is dropped once a repeat of its send could no longer deliver (a day, as an Idempotency-Key is kept)', async () => {
     const transport = receiver();
     setup = await callbackSetup({ transport });
