@@ -99,6 +99,8 @@ export interface StartOptions {
   inbox?: boolean;
   /** How the notifiers see the storage: a test that slows a port down wraps it here. */
   wrapStorage?: (storage: StoragePorts) => StoragePorts;
+  /** Runs before each check that an activity's tenant is served: what a slow tenant store costs. */
+  beforeTenantCheck?: () => Promise<void>;
 }
 
 /**
@@ -114,6 +116,7 @@ async function startTeamsWorld({
   afterView,
   inbox = false,
   wrapStorage = (storage) => storage,
+  beforeTenantCheck,
 }: StartOptions = {}): Promise<World> {
   // The Agents SDK reads connection settings from the environment when there are any.
   for (const name of Object.keys(process.env)) if (/^connections/i.test(name)) delete process.env[name];
@@ -133,11 +136,18 @@ async function startTeamsWorld({
   const others: Notifier[] = [];
   /** A notifier with a Teams transport of its own on `storage`, and how to post activities to it. */
   const instance = () => {
+    const tenants = fixedTeamsTenants({ acme: acmeTenant.toUpperCase() });
     const transport = teamsTransport({
       appId,
       appTenantId,
       authority: authority.authority,
-      tenants: fixedTeamsTenants({ acme: acmeTenant.toUpperCase() }),
+      tenants: {
+        tenantOf: tenants.tenantOf,
+        async serves(tenantId) {
+          await beforeTenantCheck?.();
+          return tenants.serves(tenantId);
+        },
+      },
       tokenProvider: { getAccessToken: async () => outbound },
       retry: { retries, minDelayMs: 1, maxDelayMs: 100 },
       ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),

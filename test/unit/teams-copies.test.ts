@@ -191,6 +191,31 @@ describe('Teams transport: what it keeps of delivered messages', () => {
     expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('“Approve”') });
   }, 15_000);
 
+  it('counts the time before the click is looked at (its tenant checked) in how late its answer came', async () => {
+    let checkMs = 0;
+    let listingMs = 0;
+    const w = await start({
+      beforeTenantCheck: () => new Promise((resolve) => setTimeout(resolve, checkMs)),
+      wrapStorage: (storage) => ({
+        ...storage,
+        deliveries: slowListing(storage.deliveries, () => listingMs),
+      }),
+    });
+    await w.install(bob);
+    await w.ask(['bob@acme.test']);
+    const message = only(w, bob);
+    // Neither half took four seconds; together they did, and Teams stopped waiting.
+    checkMs = 2_100;
+    listingMs = 2_100;
+    const answer = JSON.parse(
+      (await w.post(w.connector.clickActivity(message, 'approve'))).body,
+    ) as InvokeAnswer;
+    expect(answer.statusCode).toBe(200);
+    await w.transport.close?.();
+    expect(w.connector.callsTo('update')).toHaveLength(1);
+    expect(only(w, bob)).toMatchObject({ buttons: [], footer: expect.stringContaining('“Approve”') });
+  }, 15_000);
+
   it("answers the click that finishes a request while the other recipients' cards are still being updated", async () => {
     let listingMs = 0;
     // Copies are listed slowly: the core's update of Bob's copy comes once his click was answered.

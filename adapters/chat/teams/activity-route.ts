@@ -38,6 +38,7 @@ export function activityRoute(options: ActivityRouteOptions): Route {
     method: 'POST',
     path: '/teams/messages',
     async handle(request) {
+      const receivedAt = performance.now();
       const verdict = await options.verifyToken(request.method, request.headers.authorization);
       if (!verdict.ok) return errorResponse(401, verdict.details);
       const context = options.connected();
@@ -68,7 +69,7 @@ export function activityRoute(options: ActivityRouteOptions): Route {
         });
         return errorResponse(403, 'This tenant is not served here');
       }
-      return handleActivity(context, activity, tenantId);
+      return handleActivity(context, activity, tenantId, receivedAt);
     },
   };
 }
@@ -77,12 +78,13 @@ async function handleActivity(
   context: ConnectedActivityContext,
   activity: TeamsActivity,
   tenantId: string,
+  receivedAt: number,
 ): Promise<HttpResponse> {
   if (activity.type === 'invoke') {
     if (activity.name !== 'adaptiveCard/action') {
       return errorResponse(501, `Invoke ${activity.name ?? '(unnamed)'} is not handled here`);
     }
-    return jsonResponse(200, await answerCardAction(context, activity, tenantId));
+    return jsonResponse(200, await answerCardAction(context, activity, tenantId, receivedAt));
   }
   await linkFromActivity(context, activity, tenantId);
   return accepted;

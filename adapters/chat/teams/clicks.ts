@@ -274,7 +274,8 @@ async function applyClick(
 }
 
 /**
- * Answers an `adaptiveCard/action` invoke. The click counts only on a message this transport
+ * Answers an `adaptiveCard/action` invoke that came at `receivedAt` (`performance.now()`, before its
+ * token was checked: Teams' five seconds count from the post). The click counts only on a message this transport
  * delivered for the request its button names, in its tenant, by its recipient: the recipient comes
  * from the copy the core recorded, never from the activity. The answer is the card the message
  * should show now (the answered one after a click that counted), after the click is stored. A repeat
@@ -286,9 +287,9 @@ export async function answerCardAction(
   context: ClickContext,
   activity: TeamsActivity,
   tenantId: string,
+  receivedAt: number,
 ): Promise<InvokeAnswer> {
   const { sink, answering, followUps, logger } = context;
-  const started = performance.now();
   const action = cardActionOf(activity);
   if (action === null || activity.replyToId === undefined) {
     return errorInvokeResponse(400, 'This action is not one this app knows.');
@@ -338,7 +339,7 @@ export async function answerCardAction(
     // Teams applies the answer's card whenever it gets it: a newer view claimed meanwhile, by an
     // update left to this answer or sent since, here or on another instance, is shown once it did.
     // An answer that came late may not have been applied at all: its card is shown again.
-    const late = performance.now() - started >= lateAnswerMs;
+    const late = performance.now() - receivedAt >= lateAnswerMs;
     followUps.after(afterAnswerMs, () =>
       catchUp(context, action.requestId, copy, late ? null : shown.version).finally(() =>
         answering.checked(key),
