@@ -13,6 +13,7 @@ import { demoSeed } from './demo-seed.js';
 import { createHttpServer } from './http-server.js';
 import { checkStorageSetting, type OpenedStorage, openStorage, redactUrl } from './open-storage.js';
 import { type Readiness, requestListener } from './request-listener.js';
+import { type SeedRestore, seedRestore } from './seed-restore.js';
 import { type StorageBudget, waitForStorage } from './storage-wait.js';
 
 /** A running standalone service. */
@@ -111,15 +112,9 @@ export async function startStandalone(
     // once the storage answers.
     const seed = await loadSeed(config.NOTIFY_SEED);
     const transports = await chatTransports(config, seed, logger);
-    // A Redis server back from a restart may have lost its data (one that keeps nothing on disk):
-    // the seed, loaded again as at start-up (it is idempotent), brings back its keys and users.
-    let seedAgain: (() => Promise<void>) | undefined;
-    const onRestored = () => {
-      seedAgain?.().then(
-        () => logger.info('seed loaded again after the storage came back'),
-        (error: unknown) => logger.error('seed could not be loaded again', { error: String(error) }),
-      );
-    };
+    // Made once the notifier is: a connection lost and back before then needs nothing restored.
+    let restore: SeedRestore | undefined;
+    const onRestored = () => restore?.restored();
     opened = await waitForStorage(
       (signal) =>
         openStorage(config.NOTIFY_STORAGE, {
@@ -160,10 +155,17 @@ export async function startStandalone(
     const signIns = await loadPasswords(signIn, opened.storage.directory, seed, logger);
     logger.info('account sign-in', { users: signIns });
     const { directory } = opened.storage;
-    seedAgain = async () => {
-      await ready.seed(seed);
-      await loadPasswords(signIn, directory, seed, logger);
-    };
+    const firstOrganization = seedSchema.parse(seed).organizations[0]?.id;
+    restore = seedRestore({
+      present: async () =>
+        firstOrganization === undefined || (await directory.getOrganization(firstOrganization)) !== null,
+      load: async () => {
+        await ready.seed(seed);
+        await loadPasswords(signIn, directory, seed, logger);
+      },
+      logger,
+    });
+    const restoring = restore;
     const pages = accountPages({
       notifier: ready,
       state: accountState,
@@ -181,6 +183,7 @@ export async function startStandalone(
       port,
       platforms: transports.map((transport) => transport.platform),
       async close() {
+        restoring.stop();
         await drain();
         await ready.stop();
         await storageOpened.close();

@@ -69,7 +69,7 @@ describe.skipIf(!installed)('losing the Redis server at run time', () => {
     expect(status.status).toBe(503);
     await redis.start();
     // The restarted server kept nothing: the service loads its seed again, and the demo key works.
-    await host.next((line) => line.message === 'seed loaded again after the storage came back');
+    await host.next((line) => line.message === 'seed loaded again: the storage came back without it');
     expect((await send(host)).status).toBe(200);
   }, 60_000);
 });
