@@ -98,6 +98,8 @@ async function openRedis(
   const giveUp = () => client.destroy();
   signal?.addEventListener('abort', giveUp, { once: true });
   try {
+    // Loading the driver may have taken the whole try: an abort before the listener was added.
+    signal?.throwIfAborted();
     await client.connect();
   } catch (error) {
     throw connectionError(signal?.aborted ? signal.reason : error, redactUrl(url));

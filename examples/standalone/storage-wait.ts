@@ -81,7 +81,8 @@ async function tryToOpen(
     return opened;
   } catch (error) {
     opening.then((late) => late.close()).catch(() => undefined);
-    throw signal.aborted ? new Error(`no answer within ${limitMs / 1000} s`) : error;
+    if (error instanceof StorageSettingError || !signal.aborted) throw error;
+    throw new Error(`no answer within ${limitMs / 1000} s`);
   }
 }
 
