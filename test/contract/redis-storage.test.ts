@@ -1046,6 +1046,18 @@ describe('redis storage errors and scripts', () => {
     expect(isConnectionError(new Error('wrapped', { cause: refused }))).toBe(true);
     expect(isConnectionError(new Error('The client is offline'))).toBe(true);
     expect(isConnectionError(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
+    expect(isConnectionError(new Error("OOM command not allowed when used memory > 'maxmemory'."))).toBe(
+      true,
+    );
+    // Redis 6 and earlier wrap the refusal of a write a script made.
+    const wrapped = (reply: string) =>
+      new Error(`ERR Error running script (call to f_8a1c): @user_script:12: @user_script: 12: ${reply}`);
+    expect(isConnectionError(wrapped("-OOM command not allowed when used memory > 'maxmemory'."))).toBe(true);
+    expect(isConnectionError(wrapped('-NOREPLICAS Not enough good replicas to write.'))).toBe(true);
+    expect(isConnectionError(wrapped("-READONLY You can't write against a read only replica."))).toBe(true);
+    expect(isConnectionError(wrapped('-WRONGTYPE Operation against a key holding the wrong kind'))).toBe(
+      false,
+    );
     expect(isConnectionError(new Error('WRONGTYPE Operation against a key holding the wrong kind'))).toBe(
       false,
     );

@@ -63,6 +63,15 @@ const transientReplyPrefixes = [
   'NOREPLICAS ',
 ];
 
+/**
+ * Redis 6 and earlier wrap the error of a command a script ran, e.g.
+ * `ERR Error running script (call to f_…): @user_script:1: -OOM command not allowed …`: a script's
+ * write refused for one of the reasons above is as passing as the command's own.
+ */
+const scriptWrapped = new RegExp(
+  `^ERR Error running script .*?-(?:${transientReplyPrefixes.map((prefix) => prefix.trim()).join('|')}) `,
+);
+
 const hasCode = (error: object): boolean =>
   'code' in error && typeof error.code === 'string' && socketErrorCodes.has(error.code);
 
@@ -74,6 +83,7 @@ export function isConnectionError(error: unknown, depth = 0): boolean {
   if (error instanceof Error) {
     if (connectionMessages.has(error.message)) return true;
     if (transientReplyPrefixes.some((prefix) => error.message.startsWith(prefix))) return true;
+    if (scriptWrapped.test(error.message)) return true;
     if (error instanceof AggregateError && error.errors.some((e) => isConnectionError(e, depth + 1)))
       return true;
     if (isConnectionError(error.cause, depth + 1)) return true;
