@@ -70,3 +70,17 @@ export const boundedArray = <Item extends z.ZodType>(item: Item, min: number, ma
     .max(max, `must have ${min} to ${max} entries`);
 
 export { typeMessage };
+
+/**
+ * Characters that break a line of text or reorder what follows: control characters (line feed, tab,
+ * NUL, escape…), the line and paragraph separators, and the bidirectional embeddings, overrides and
+ * isolates (U+202A to U+202E, U+2066 to U+2069), with which a label could show another text.
+ */
+const lineBreaking = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+
+/** What {@link oneLine} says of a text that holds one of them. */
+export const oneLineMessage =
+  'must be one line of text: no control characters (line breaks, tabs, U+0000 to U+001F, U+007F to U+009F), line or paragraph separators, or bidirectional controls';
+
+/** Whether `value` is one line of text that shows as written (an API key's label). */
+export const oneLine = (value: string): boolean => !lineBreaking.test(value);

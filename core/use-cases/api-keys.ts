@@ -1,17 +1,11 @@
 import type { CoreContext } from '../context.js';
 import type { ApiKeyRecord, User } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
-import { boundedText, isBlank } from '../schemas/text-rules.js';
+import { boundedText, isBlank, oneLine, oneLineMessage } from '../schemas/text-rules.js';
 import { digestApiKey, generateApiKey, visiblePrefix } from '../security/api-key-format.js';
 
-/**
- * A key's label, once trimmed: one line of text. A control character (a line break, a tab, NUL,
- * an escape) would show as nothing or break the line in the key lists and the audit record.
- */
-const labelRule = boundedText(1, 100).refine(
-  (value) => !/\p{Cc}/u.test(value),
-  'must not hold control characters (line breaks, tabs, U+0000 to U+001F, U+007F to U+009F)',
-);
+/** A key's label, once trimmed: one line of text, as the key lists and the audit record show it. */
+const labelRule = boundedText(1, 100).refine(oneLine, oneLineMessage);
 
 /** The most valid (unrevoked) keys one user may hold at once. */
 export const maxValidKeysPerUser = 50;

@@ -3,7 +3,7 @@ import type { CoreContext } from '../context.js';
 import { normalizeEmail } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import { emailAddress } from '../schemas/email-address.js';
-import { boundedText, isBlank } from '../schemas/text-rules.js';
+import { boundedText, isBlank, oneLine, oneLineMessage } from '../schemas/text-rules.js';
 import { storeApiKey } from './api-keys.js';
 
 /**
@@ -20,7 +20,7 @@ const sendableKey = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 const seedText = (max: number) => boundedText(1, max).refine((value) => !isBlank(value), 'must not be blank');
 
 const seedKeySchema = z.strictObject({
-  label: seedText(100),
+  label: seedText(100).refine(oneLine, oneLineMessage),
   key: z
     .string()
     .min(16)

@@ -61,12 +61,20 @@ describe('API keys (docs/behaviour.md#api-keys)', () => {
     }
   });
 
-  it('refuses a label holding a control character, saying so', async () => {
+  it('refuses a label holding a control character, a line separator or a bidirectional control, saying so', async () => {
     const before = await notifier.apiKeys.list(bob);
-    for (const label of ['deploy\nbot', 'deploy\tbot', 'a\u0000b', 'esc\u001b[31m', 'c1\u0085']) {
-      await expect(notifier.apiKeys.create(bob, label)).rejects.toThrow(
-        /label: must not hold control characters/,
-      );
+    for (const label of [
+      'deploy\nbot',
+      'deploy\tbot',
+      'a\u0000b',
+      'esc\u001b[31m',
+      'c1\u0085',
+      'line\u2028separator',
+      'paragraph\u2029separator',
+      'override\u202Eexe.txt',
+      'isolate\u2067x\u2069',
+    ]) {
+      await expect(notifier.apiKeys.create(bob, label)).rejects.toThrow(/label: must be one line of text/);
     }
     expect(await notifier.apiKeys.list(bob)).toEqual(before);
   });

@@ -147,6 +147,12 @@ describe('a seed whose names and labels no store could keep as text', () => {
     ],
     ['a blank user name', { userName: '   ' }, 'must not be blank', 'organizations[0].users[0].name'],
     [
+      'a key label of two lines',
+      { label: 'deploy\nbot' },
+      'must be one line of text',
+      'organizations[0].users[0].apiKeys[0].label',
+    ],
+    [
       'a key label of 101 characters',
       { label: 'é'.repeat(101) },
       'must be 1 to 100 characters',
