@@ -25,6 +25,7 @@ export { isNotifyError, NotifyError, type NotifyErrorCode } from './errors.js';
 export { attemptNetwork } from './http/client-address.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
 export { createHttpHandler } from './http/handler.js';
+export { checkServed } from './http/host-checks.js';
 export { isJsonMediaType } from './http/json-media-type.js';
 export type { IncomingHeaders } from './http/request-headers.js';
 export { errorResponse, htmlResponse, jsonResponse } from './http/responses.js';

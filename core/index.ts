@@ -11,7 +11,6 @@ export type { NotifyErrorCode, NotifyErrorOptions } from './errors.js';
 export { isNotifyError, NotifyError } from './errors.js';
 export type { TrustProxy } from './http/client-address.js';
 export type { HttpHandler, HttpHandlerOptions, IncomingHttpRequest } from './http/handler.js';
-export { checkServed } from './http/host-checks.js';
 export { openApiDocument } from './http/openapi.js';
 export type { IncomingHeaders } from './http/request-headers.js';
 export { originForm } from './http/request-target.js';

@@ -20,9 +20,9 @@ export function retentionMillis(retention: number | { days: number } | undefined
 /** The limits with the defaults filled in; each must let requests through, now and again later. */
 export function rateLimitSettings(given: Partial<RateLimitSettings> | undefined): RateLimitSettings {
   // From plain JavaScript a string would spread as its characters: rateLimits.0, rateLimits.1, …
-  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+  if (given != null && (typeof given !== 'object' || Array.isArray(given))) {
     throw new TypeError(
-      `rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got ${JSON.stringify(given)}`,
+      `rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got ${Array.isArray(given) ? 'an array' : typeof given}`,
     );
   }
   const settings = { ...defaultRateLimits, ...given };
@@ -121,7 +121,7 @@ export function checkNotifierParts(options: unknown): void {
   }
   const { logger } = options;
   if (
-    logger !== undefined &&
+    logger != null &&
     !(
       isObject(logger) &&
       ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function')

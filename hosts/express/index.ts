@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { checkServed, type HttpHandler, type HttpResponse } from '../../core/index.js';
+import { checkServed } from '../../core/adapter-kit.js';
+import type { HttpHandler, HttpResponse } from '../../core/index.js';
 
 /** What the Express host needs of a notifier. */
 export interface ExpressNotifier {

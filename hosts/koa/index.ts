@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { checkServed, type HttpHandler, originForm } from '../../core/index.js';
+import { checkServed } from '../../core/adapter-kit.js';
+import { type HttpHandler, originForm } from '../../core/index.js';
 
 /** What the Koa host needs of a notifier. */
 export interface KoaNotifier {

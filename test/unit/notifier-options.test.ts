@@ -73,7 +73,7 @@ describe('createNotifier refuses options it could not run with, at creation', ()
     [
       'rate limits that are no object',
       { storage: memoryStorage(), transports: [], rateLimits: 'x' },
-      'rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got "x"',
+      'rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got string',
     ],
     [
       'a logger without its methods',
@@ -83,6 +83,11 @@ describe('createNotifier refuses options it could not run with, at creation', ()
   ])('%s, naming the mistake rather than failing on first use', (_what, options, message) => {
     expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(TypeError);
     expect(() => createNotifier(options as unknown as NotifierOptions)).toThrow(message);
+  });
+
+  it('takes null for a logger or rate limits, as their defaults, as plain JavaScript may pass', () => {
+    const options = { storage: memoryStorage(), transports: [], logger: null, rateLimits: null };
+    expect(() => createNotifier(options as unknown as NotifierOptions)).not.toThrow();
   });
 
   it('a transport another notifier is connected to', () => {
