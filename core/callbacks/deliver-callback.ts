@@ -118,7 +118,10 @@ export async function deliverCallback(
     return { done: true };
   }
   const withCallback = { ...request, callback: request.callback };
-  if (!(await reachedSomeone(context, request))) return awaitFirstCopy(context, withCallback);
+  // An attempt made before found it reached someone: its retries need not read the copies again.
+  if (item.attempt === 0 && !(await reachedSomeone(context, request))) {
+    return awaitFirstCopy(context, withCallback);
+  }
   const { organizationId } = request;
   const putOffMs = shares.take(organizationId, clock.now());
   if (putOffMs > 0) {

@@ -85,6 +85,35 @@ describe('the callback of a request that reached nobody', () => {
     expect(transport.attempts.map((attempt) => JSON.parse(attempt.body).request_id)).toEqual([requestId]);
   });
 
+  it('reads the copies at the first attempt only, not at its retries', async () => {
+    const failing: CallbackTransport & { attempts: number } = {
+      resolver: tableResolver({ 'hooks.example': ['93.184.216.34'] }),
+      allowInsecure: false,
+      attempts: 0,
+      async send() {
+        failing.attempts += 1;
+        return { outcome: 'failed', status: 503, error: 'HTTP 503', retryAfterMs: null };
+      },
+    };
+    setup = await callbackSetup({ transport: failing });
+    const requestId = await unreached();
+    await setup.storage.deliveries.addDelivery(copyOf(requestId, setup.clock.now()));
+    while (failing.attempts === 0) await runFor(1000, 1000);
+    expect(failing.attempts).toBe(1);
+    // Counted from the first attempt on: the expiry, which updates the copies, came before it.
+    const { deliveries } = setup.storage;
+    const listDeliveries = deliveries.listDeliveries.bind(deliveries);
+    let reads = 0;
+    deliveries.listDeliveries = (sendId) => {
+      // The callback's reads only: the refreshes of the stand-in copy read them too.
+      if (new Error().stack?.includes('deliver-callback')) reads += 1;
+      return listDeliveries(sendId);
+    };
+    await runFor(2 * 24 * hour, 10 * minute);
+    expect(failing.attempts).toBe(8);
+    expect(reads).toBe(0);
+  });
+
   it('is dropped once a repeat of its send could no longer deliver (a day, as an Idempotency-Key is kept)', async () => {
     const transport = receiver();
     setup = await callbackSetup({ transport });
