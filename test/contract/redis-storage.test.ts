@@ -992,9 +992,12 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
         lastError: 'HTTP 500',
         failedAt: t0,
       });
-      for (let n = 0; n < 100; n += 1) await failedCallbacks.add(failure(`req_${n}`), { ttlMs: 50 });
+      // Long enough that none expires while the hundred are written, on a loaded machine too: each
+      // write forgets expired ones, which would leave fewer than written.
+      const ttlMs = 2_000;
+      for (let n = 0; n < 100; n += 1) await failedCallbacks.add(failure(`req_${n}`), { ttlMs });
       await failedCallbacks.add(failure('req_kept'));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, ttlMs + 100));
       const sizes = async () => [
         await shared!.hLen(`${keyPrefix}failed-callbacks`),
         await shared!.zCard(`${keyPrefix}failed-callback-order`),
