@@ -107,13 +107,13 @@ export async function startStandalone(
   logger.info('listening', { port, health: `${baseUrl(config.HOST, port)}/healthz` });
 
   let opened: OpenedStorage | undefined;
+  // Made once the notifier is: a connection lost and back before then needs nothing restored.
+  let restore: SeedRestore | undefined;
   try {
     // Read before the wait for storage: a seed or a platform setting in error says so at once, not
     // once the storage answers.
     const seed = await loadSeed(config.NOTIFY_SEED);
     const transports = await chatTransports(config, seed, logger);
-    // Made once the notifier is: a connection lost and back before then needs nothing restored.
-    let restore: SeedRestore | undefined;
     const onRestored = () => restore?.restored();
     opened = await waitForStorage(
       (signal) =>
@@ -156,7 +156,7 @@ export async function startStandalone(
     logger.info('account sign-in', { users: signIns });
     const { directory } = opened.storage;
     const firstOrganization = seedSchema.parse(seed).organizations[0]?.id;
-    restore = seedRestore({
+    const restoring = seedRestore({
       present: async () =>
         firstOrganization === undefined || (await directory.getOrganization(firstOrganization)) !== null,
       load: async () => {
@@ -165,7 +165,7 @@ export async function startStandalone(
       },
       logger,
     });
-    const restoring = restore;
+    restore = restoring;
     const pages = accountPages({
       notifier: ready,
       state: accountState,
@@ -190,6 +190,7 @@ export async function startStandalone(
       },
     };
   } catch (error) {
+    restore?.stop();
     await drain();
     await opened?.close();
     throw error;
