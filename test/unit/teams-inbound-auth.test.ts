@@ -142,17 +142,21 @@ describe('POST /teams/messages: the activity token is checked before anything el
     ],
   ];
 
-  it.each(cases)('refuses %s with 401 in the error shape, and does nothing', async (_name, authorization) => {
-    const [installation] = connector.installActivities(alice.id);
-    const before = connector.calls.length;
-    const response = await post(authorization(), installation);
-    expect(response.status).toBe(401);
-    expect(response.headers['content-type']).toMatch(/^application\/json/);
-    const body = JSON.parse(response.body) as { status: string; details: string };
-    expect(body.status).toBe('error');
-    expect(body.details).not.toBe('');
-    expect(connector.calls.length).toBe(before);
-  });
+  it.each(cases)(
+    'refuses %s with 401 in the error shape and a Bearer challenge, and does nothing',
+    async (_name, authorization) => {
+      const [installation] = connector.installActivities(alice.id);
+      const before = connector.calls.length;
+      const response = await post(authorization(), installation);
+      expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      const body = JSON.parse(response.body) as { status: string; details: string };
+      expect(body.status).toBe('error');
+      expect(body.details).not.toBe('');
+      expect(connector.calls.length).toBe(before);
+    },
+  );
 
   it.each([
     ['a query', (url: string) => `${url}?x=`],
@@ -169,6 +173,7 @@ describe('POST /teams/messages: the activity token is checked before anything el
         serviceUrl: altered(connector.serviceUrl),
       });
       expect(response.status).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
       expect(JSON.parse(response.body)).toEqual({
         status: 'error',
         details: 'The activity token was issued for another service URL',

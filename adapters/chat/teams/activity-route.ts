@@ -26,6 +26,13 @@ export interface ActivityRouteOptions {
 const accepted: HttpResponse = { status: 200, headers: {}, body: '' };
 
 /**
+ * A refused token's `401`, with the challenge RFC 9110 §11.6.1 requires: the Bot Connector sends a
+ * bearer token, and RFC 6750 §3.1 names what was wrong with one.
+ */
+const refusedToken = (details: string): HttpResponse =>
+  errorResponse(401, details, { 'www-authenticate': 'Bearer error="invalid_token"' });
+
+/**
  * `POST /teams/messages`, the bot's messaging endpoint (docs/teams.md). The `Authorization` token
  * is checked before anything else is done, the activity is not even parsed without a good one: `401`
  * in the error shape. Then the activity must name the service URL its token was issued for (else `401`) and come
@@ -40,7 +47,7 @@ export function activityRoute(options: ActivityRouteOptions): Route {
     async handle(request) {
       const receivedAt = performance.now();
       const verdict = await options.verifyToken(request.method, request.headers.authorization);
-      if (!verdict.ok) return errorResponse(401, verdict.details);
+      if (!verdict.ok) return refusedToken(verdict.details);
       const context = options.connected();
       if (context === null) {
         return errorResponse(503, 'The Teams transport is not connected to a notifier yet', {
@@ -51,7 +58,7 @@ export function activityRoute(options: ActivityRouteOptions): Route {
       if (!parsed.ok) return errorResponse(400, parsed.details);
       const { activity } = parsed;
       if (!serviceUrlMatches(verdict.claims, activity.serviceUrl)) {
-        return errorResponse(401, 'The activity token was issued for another service URL');
+        return refusedToken('The activity token was issued for another service URL');
       }
       // A bot registration may have other channels (Web Chat, Direct Line), whose clients choose
       // what an activity says of its sender and conversation: only Teams vouches for them.
