@@ -183,6 +183,17 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.directory.listUsers('org_1')).toHaveLength(1);
       });
 
+      it('keeps one user of many saved at once with one organization and email, answering each its id', async () => {
+        const saves = Array.from({ length: 20 }, (_, index) =>
+          user('org_1', { email: index % 2 === 0 ? 'Ada@Example.test' : 'ada@example.TEST' }),
+        );
+        const stored = await Promise.all(saves.map((save) => storage.directory.saveUser(save)));
+        const [first] = await storage.directory.listUsers('org_1');
+        expect(await storage.directory.listUsers('org_1')).toHaveLength(1);
+        expect(new Set(stored.map((one) => one.id))).toEqual(new Set([first?.id]));
+        expect(saves.map((save) => save.id)).toContain(first?.id);
+      });
+
       it('keeps users of different organizations apart even with the same email', async () => {
         const a = await storage.directory.saveUser(user('org_a', { email: 'same@example.test' }));
         const b = await storage.directory.saveUser(user('org_b', { email: 'same@example.test' }));
@@ -396,6 +407,24 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         ).rejects.toThrow();
         expect(await storage.requests.getRequest(request.id)).toEqual(request);
         expect(await storage.dueWork.nextRunAt()).toBeNull();
+      });
+
+      it('lets exactly one of many creates at once with one id store its request and due work', async () => {
+        const base = interactiveRequest();
+        const attempts = Array.from({ length: 20 }, (_, index) => ({
+          request: { ...base, message: `attempt ${index}` },
+          due: dueItem({ id: `timeout:${base.id}:${index}`, requestId: base.id, runAt: t0 + index }),
+        }));
+        const outcomes = await Promise.allSettled(
+          attempts.map(({ request, due }) =>
+            storage.requests.createRequest(request, { enqueue: [due], cancel: [] }),
+          ),
+        );
+        const won = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
+        expect(won).toHaveLength(1);
+        const winner = attempts[won[0] ?? -1];
+        expect(await storage.requests.getRequest(base.id)).toEqual(winner?.request);
+        expect((await allDue()).map((item) => item.id)).toEqual([winner?.due.id]);
       });
 
       it('updates when the expected version is current, applying the due changes', async () => {
