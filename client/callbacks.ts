@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { callbackSecretKey, callbackSignature } from '../core/schemas/callback-signature.js';
+import { checked } from './client-settings.js';
 import { CallbackVerificationError } from './errors.js';
 import type { CallbackEvent, CallbackHeaders, VerifyCallbackOptions } from './types.js';
 
@@ -52,7 +53,8 @@ function isCallbackEvent(value: unknown): value is CallbackEvent {
  * Throws a {@link CallbackVerificationError} when a `webhook-*` header is missing, the timestamp is
  * more than `toleranceSeconds` away from now, no `v1` signature in `webhook-signature` matches, or
  * the body is not a callback. Throws a `TypeError` when `secret` is not a `whsec_…` secret (the
- * base64 of at least 24 bytes: the service's encode 32).
+ * base64 of at least 24 bytes: the service's encode 32), and a `RangeError` when `toleranceSeconds`
+ * is no finite number of at least 0 (`NaN` would accept any timestamp).
  * Deduplicate on the `webhook-id` header: a callback may arrive more than once.
  */
 export function verifyCallback(
@@ -62,6 +64,7 @@ export function verifyCallback(
   options: VerifyCallbackOptions = {},
 ): CallbackEvent {
   const key = callbackSecretKey(secret);
+  const tolerance = checked('verifyCallback: toleranceSeconds', options.toleranceSeconds, 300, 0);
   const id = headerValue(headers, 'webhook-id');
   const timestamp = headerValue(headers, 'webhook-timestamp');
   const signatureHeader = headerValue(headers, 'webhook-signature');
@@ -77,7 +80,6 @@ export function verifyCallback(
   if (!/^\d{1,15}$/.test(timestamp)) {
     throw new CallbackVerificationError('invalid_timestamp', 'webhook-timestamp is not Unix seconds');
   }
-  const tolerance = options.toleranceSeconds ?? 300;
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
   const sentAt = Number(timestamp);
   if (nowSeconds - sentAt > tolerance) {

@@ -2,7 +2,7 @@ import type { RetryPolicy } from './retry.js';
 import type { ClientOptions, WaitOptions } from './types.js';
 
 /** A number an option may take: at least `min`, and finite unless `endless` (then `Infinity` too). */
-function checked(
+export function checked(
   name: string,
   value: number | undefined,
   fallback: number,
@@ -21,10 +21,14 @@ function checked(
 /**
  * The options of `createClient` as it uses them, refused at creation when they could not work: a
  * base URL that is no absolute `http:` or `https:` URL (it would fail every call as a network
- * error) or has a query or a fragment, an API key that is no string or could not be sent in a header, retry numbers that are not
- * finite.
+ * error) or has a query, a fragment or credentials, an API key that is no string or could not be
+ * sent in a header, retry numbers and an attempt's time that are not finite.
  */
-export function clientSettings(options: ClientOptions): { baseUrl: string; policy: RetryPolicy } {
+export function clientSettings(options: ClientOptions): {
+  baseUrl: string;
+  policy: RetryPolicy;
+  attemptTimeoutMs: number;
+} {
   const { baseUrl, apiKey, retry } = options;
   let parsed: URL | null = null;
   try {
@@ -44,6 +48,10 @@ export function clientSettings(options: ClientOptions): { baseUrl: string; polic
       `createClient: baseUrl must have no query or fragment, only a path prefix; got ${JSON.stringify(baseUrl)}`,
     );
   }
+  // `fetch` refuses every URL with credentials, which would fail every call as a network error.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new TypeError('createClient: baseUrl must carry no user name or password');
+  }
   if (typeof apiKey !== 'string' || apiKey === '') {
     throw new TypeError('createClient: apiKey must be a non-empty string');
   }
@@ -59,6 +67,7 @@ export function clientSettings(options: ClientOptions): { baseUrl: string; polic
       baseDelayMs: checked('createClient: retry.baseDelayMs', retry?.baseDelayMs, 250, 0),
       maxDelayMs: checked('createClient: retry.maxDelayMs', retry?.maxDelayMs, 10_000, 0),
     },
+    attemptTimeoutMs: checked('createClient: attemptTimeoutMs', options.attemptTimeoutMs, 60_000, 1),
   };
 }
 

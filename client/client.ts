@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import {
+  type AnswerShape,
+  notificationSentShape,
+  requestCreatedShape,
+  requestStatusShape,
+} from './answer-shapes.js';
 import { clientSettings, waitSettings } from './client-settings.js';
-import { NotifyClientError, NotifyTimeoutError } from './errors.js';
+import { NotifyClientError, type NotifyClientErrorInit, NotifyTimeoutError } from './errors.js';
 import { setLongTimeout } from './long-timeout.js';
 import { backoffDelay, parseRetryAfter, pause, timerSleep } from './retry.js';
 import type {
@@ -33,10 +39,15 @@ interface Call {
   signal: AbortSignal | undefined;
   /** Statuses worth another attempt besides every 5xx. */
   retryable: ReadonlySet<number>;
+  /** What a successful answer's body must hold. */
+  shape: AnswerShape;
+  /** The send's `Idempotency-Key`, which its errors carry. */
+  idempotencyKey?: string;
 }
 
-const sendRetryable: ReadonlySet<number> = new Set([409, 429]);
-const statusRetryable: ReadonlySet<number> = new Set([429]);
+/** `408`: the service (`NOTIFY_REQUEST_TIMEOUT_MS`) or a proxy gave up waiting for the request. */
+const sendRetryable: ReadonlySet<number> = new Set([408, 409, 429]);
+const statusRetryable: ReadonlySet<number> = new Set([408, 429]);
 
 /** Whether an answer is worth another attempt: every 5xx (a proxy's 522 and 524 too), and `retryable`. */
 const worthRetrying = (status: number, retryable: ReadonlySet<number>): boolean =>
@@ -48,7 +59,13 @@ function describe(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-function errorFromAnswer(response: Response, text: string): NotifyClientError {
+/** What a redirect answer is told as: the client follows none, or the API key would go along. */
+function redirectDetails(response: Response): string {
+  const location = response.headers.get('location');
+  return `The service answered a redirect${location ? ` to ${location}` : ''}, which the client does not follow: the API key would go along. Set baseUrl to where the service answers.`;
+}
+
+function errorFromAnswer(response: Response, text: string): NotifyClientErrorInit {
   let details: string | undefined;
   try {
     const body: unknown = JSON.parse(text);
@@ -58,11 +75,11 @@ function errorFromAnswer(response: Response, text: string): NotifyClientError {
   } catch {
     // not JSON: described below
   }
-  return new NotifyClientError({
+  return {
     status: response.status,
     details: details ?? `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
     retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after')),
-  });
+  };
 }
 
 /**
@@ -83,58 +100,70 @@ const idempotencyKeyPattern = /^[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?$/;
  * ```
  */
 export function createClient(options: ClientOptions): NotifyClient {
-  const { baseUrl, policy } = clientSettings(options);
+  const { baseUrl, policy, attemptTimeoutMs } = clientSettings(options);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const sleep: Sleep = options.sleep ?? timerSleep;
 
   async function call<T>(request: Call): Promise<T> {
     const { signal } = request;
+    const failure = (init: NotifyClientErrorInit) =>
+      new NotifyClientError({ ...init, idempotencyKey: request.idempotencyKey });
     for (let attempt = 1; ; attempt += 1) {
       signal?.throwIfAborted();
+      const attemptTimeout = AbortSignal.timeout(attemptTimeoutMs);
       let response: Response;
       let text: string;
       try {
         response = await fetchImpl(`${baseUrl}${request.path}`, {
           method: request.method,
           headers: request.headers,
+          // A redirect followed would carry the API key to wherever it points, another origin too.
+          redirect: 'manual',
           ...(request.body === undefined ? {} : { body: request.body }),
-          ...(signal === undefined ? {} : { signal }),
+          signal: signal === undefined ? attemptTimeout : AbortSignal.any([signal, attemptTimeout]),
         });
         text = await response.text();
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        const failure = new NotifyClientError({
+        const lost = failure({
           status: 0,
-          details: `Network error: ${describe(error)}`,
+          details: attemptTimeout.aborted
+            ? `No whole answer within ${attemptTimeoutMs} ms`
+            : `Network error: ${describe(error)}`,
           cause: error,
         });
-        if (attempt >= policy.maxAttempts) throw failure;
+        if (attempt >= policy.maxAttempts) throw lost;
         await pause(sleep, backoffDelay(policy, attempt), signal);
         continue;
       }
 
-      if (response.ok) {
-        try {
-          return JSON.parse(text) as T;
-        } catch (error) {
-          throw new NotifyClientError({
-            status: response.status,
-            details: 'The answer is not valid JSON',
-            cause: error,
-          });
-        }
+      // A browser's fetch hides a redirect it did not follow behind status 0.
+      if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status <= 399)) {
+        throw failure({ status: response.status, details: redirectDetails(response) });
       }
 
-      const failure = errorFromAnswer(response, text);
+      if (response.ok) {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch (error) {
+          throw failure({ status: response.status, details: 'The answer is not valid JSON', cause: error });
+        }
+        const lacking = request.shape(body);
+        if (lacking !== null) throw failure({ status: response.status, details: lacking });
+        return body as T;
+      }
+
+      const refused = errorFromAnswer(response, text);
       if (
         !worthRetrying(response.status, request.retryable) ||
         attempt >= policy.maxAttempts ||
-        (failure.retryAfterSeconds ?? 0) > longestRetryAfterSeconds
+        (refused.retryAfterSeconds ?? 0) > longestRetryAfterSeconds
       ) {
-        throw failure;
+        throw failure(refused);
       }
       const retryAfterMs =
-        failure.retryAfterSeconds === undefined ? undefined : failure.retryAfterSeconds * 1000;
+        refused.retryAfterSeconds === undefined ? undefined : refused.retryAfterSeconds * 1000;
       const delay =
         response.status === 429
           ? (retryAfterMs ?? defaultRateLimitWaitSeconds * 1000)
@@ -155,6 +184,7 @@ export function createClient(options: ClientOptions): NotifyClient {
         ),
       );
     }
+    const key = idempotencyKey ?? randomUUID();
     return call({
       method: 'POST',
       path: '/api/notify',
@@ -162,11 +192,13 @@ export function createClient(options: ClientOptions): NotifyClient {
         accept: 'application/json',
         'content-type': 'application/json',
         'x-api-key': options.apiKey,
-        'idempotency-key': idempotencyKey ?? randomUUID(),
+        'idempotency-key': key,
       },
       body: JSON.stringify(request),
       signal: sendOptions.signal,
       retryable: sendRetryable,
+      shape: request.response_request === undefined ? notificationSentShape : requestCreatedShape,
+      idempotencyKey: key,
     });
   }
 
@@ -177,6 +209,7 @@ export function createClient(options: ClientOptions): NotifyClient {
       headers: { accept: 'application/json', 'x-api-key': options.apiKey },
       signal: statusOptions.signal,
       retryable: statusRetryable,
+      shape: requestStatusShape,
     });
   }
 

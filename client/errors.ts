@@ -10,6 +10,8 @@ export interface NotifyClientErrorInit {
   retryAfterSeconds?: number | undefined;
   /** The underlying error (for example fetch's `TypeError` on a network failure). */
   cause?: unknown;
+  /** The `Idempotency-Key` the failed send carried. */
+  idempotencyKey?: string | undefined;
 }
 
 /** A call to the service failed: an error answer, or no answer at all (`status` 0). */
@@ -21,6 +23,11 @@ export class NotifyClientError extends Error {
   readonly details: string;
   /** The answer's `Retry-After`, in seconds, when it carried one. */
   readonly retryAfterSeconds?: number;
+  /**
+   * The `Idempotency-Key` of a failed `send` (the one given, or the one the client made): a send
+   * repeated with it reaches nobody twice, whether or not the failed one went through.
+   */
+  readonly idempotencyKey?: string;
 
   constructor(init: NotifyClientErrorInit) {
     super(
@@ -30,6 +37,7 @@ export class NotifyClientError extends Error {
     this.status = init.status;
     this.details = init.details;
     if (init.retryAfterSeconds !== undefined) this.retryAfterSeconds = init.retryAfterSeconds;
+    if (init.idempotencyKey !== undefined) this.idempotencyKey = init.idempotencyKey;
   }
 }
 

@@ -54,6 +54,11 @@ export interface ClientOptions {
   /** The fetch to use (default: the global one). */
   fetch?: typeof fetch;
   retry?: RetryOptions;
+  /**
+   * Longest wait for one attempt's whole answer, in milliseconds (default 60 000): an attempt that
+   * takes longer is abandoned as a network failure, and retried like one.
+   */
+  attemptTimeoutMs?: number;
   /** How to wait between attempts and polls (default: a timer). Handy in tests. */
   sleep?: Sleep;
 }
@@ -94,13 +99,14 @@ export interface WaitOptions {
 /** A client of the notification service's HTTP API. */
 export interface NotifyClient {
   /**
-   * Sends a notification (`POST /api/notify`). Retries network failures, 409, 429 and 5xx with the
-   * same `Idempotency-Key`, so a retried send reaches nobody twice.
+   * Sends a notification (`POST /api/notify`). Retries network failures, 408, 409, 429 and 5xx with
+   * the same `Idempotency-Key`, so a retried send reaches nobody twice; the error it rejects with
+   * carries that key (`idempotencyKey`), to send again with it later.
    */
   send(request: InteractiveNotifyRequest, options?: SendOptions): Promise<RequestCreated>;
   send(request: PlainNotifyRequest, options?: SendOptions): Promise<NotificationSent>;
   send(request: NotifyRequestInput, options?: SendOptions): Promise<NotificationSent | RequestCreated>;
-  /** Reads an interactive request's status (`GET /api/notify/status/{id}`); retries network failures, 429 and 5xx. */
+  /** Reads an interactive request's status (`GET /api/notify/status/{id}`); retries network failures, 408, 429 and 5xx. */
   status(requestId: string, options?: StatusOptions): Promise<RequestStatus>;
   /** Polls `status` with a growing interval until the request is `finished`, and resolves to that status. */
   waitForCompletion(requestId: string, options?: WaitOptions): Promise<RequestStatus>;

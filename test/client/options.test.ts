@@ -21,6 +21,15 @@ describe('createClient refuses options that could not work, at creation', () => 
     );
   });
 
+  it.each(['https://user:pw@notify.example.com', 'https://token@notify.example.com/base'])(
+    'a baseUrl with credentials, with which fetch refuses every call: %j',
+    (baseUrl) => {
+      expect(() => createClient({ baseUrl, apiKey: 'cnk_x' })).toThrow(
+        'createClient: baseUrl must carry no user name or password',
+      );
+    },
+  );
+
   it('an API key that is unset or empty', () => {
     for (const apiKey of [process.env.CHAT_NOTIFY_NEVER_SET as string, '']) {
       expect(() => createClient({ baseUrl: 'https://notify.example.com', apiKey })).toThrow(
@@ -74,6 +83,15 @@ describe('createClient refuses options that could not work, at creation', () => 
       RangeError,
     );
   });
+
+  it.each([Number.NaN, 0, -5, Number.POSITIVE_INFINITY])(
+    "an attempt's time that is no finite number of at least 1 ms: %d",
+    (attemptTimeoutMs) => {
+      expect(() =>
+        createClient({ baseUrl: 'https://notify.example.com', apiKey: 'cnk_x', attemptTimeoutMs }),
+      ).toThrow(/^createClient: attemptTimeoutMs must be a finite number of at least 1/);
+    },
+  );
 
   it('takes a base URL with a path prefix', () => {
     expect(() => createClient({ baseUrl: 'http://127.0.0.1:3000/chat/', apiKey: 'cnk_x' })).not.toThrow();

@@ -85,11 +85,11 @@ describe('the client against a scripted fetch', () => {
     expect(seen[0]?.headers.get('idempotency-key')).toBe('deploy-42');
   });
 
-  it('retries network errors, 409 and 5xx with the same key and full-jitter backoff', async () => {
+  it('retries network errors, 408, 409 and 5xx with the same key and full-jitter backoff', async () => {
     const { client, seen, delays } = scripted(
       [
         networkError(),
-        error(500, 'boom'),
+        error(408, 'Request timed out'),
         error(409, 'busy', { 'retry-after': '1' }),
         error(503, 'down'),
         sent(),
@@ -140,6 +140,8 @@ describe('the client against a scripted fetch', () => {
     const failure = await client.send(plain).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(NotifyClientError);
     expect(failure).toMatchObject({ status: 503, details: 'still down', retryAfterSeconds: 3 });
+    // The key every attempt carried, to send again with later.
+    expect((failure as NotifyClientError).idempotencyKey).toBe(seen[0]?.headers.get('idempotency-key'));
     expect(seen).toHaveLength(3);
     expect(delays).toHaveLength(2);
   });
@@ -166,6 +168,70 @@ describe('the client against a scripted fetch', () => {
     });
   }
 
+  it("rejects a successful answer that lacks what the call promises, without retrying, carrying the send's key", async () => {
+    const interactive = {
+      ...plain,
+      response_request: {
+        options: [
+          { text: 'Yes', value: 'yes' },
+          { text: 'No', value: 'no' },
+        ],
+        timeout_minutes: 5,
+      },
+    };
+    for (const [call, answer, details] of [
+      ['send', 'null', 'The answer is no JSON object'],
+      ['send', '{}', 'The answer carries no notification_id'],
+      [
+        'send',
+        JSON.stringify({ status: 'ok', request_id: 'req_AbCdEfGhIjKlMnOpQrStUvWx' }),
+        'The answer carries no notification_id',
+      ],
+      [
+        'interactive',
+        JSON.stringify({ status: 'ok', notification_id: 'notif_AbCdEfGhIjKlMnOpQrStUvWx' }),
+        'The answer carries no request_id',
+      ],
+      ['status', '[]', 'The answer is no JSON object'],
+      [
+        'status',
+        '{"status":"weird","responses":[]}',
+        'The answer is no request status: its status is neither pending nor finished',
+      ],
+      ['status', '{"status":"pending"}', 'The answer carries no responses list'],
+    ] as const) {
+      const { client, seen } = scripted([new Response(answer, { status: 200 }), sent()]);
+      const made =
+        call === 'status'
+          ? client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')
+          : client.send(call === 'send' ? plain : interactive);
+      const failure = await made.catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(NotifyClientError);
+      expect(failure).toMatchObject({ status: 200, details });
+      expect((failure as NotifyClientError).idempotencyKey).toBe(
+        seen[0]?.headers.get('idempotency-key') ?? undefined,
+      );
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it('asks fetch not to follow redirects, and rejects a redirect answer at once, naming where it pointed', async () => {
+    let redirect: RequestRedirect | undefined;
+    const client = createClient({
+      baseUrl: 'https://notify.example.test',
+      apiKey: 'cnk_test',
+      fetch: async (_input, init) => {
+        redirect = init?.redirect;
+        return new Response(null, { status: 307, headers: { location: 'http://elsewhere.test/steal' } });
+      },
+    });
+    const failure = await client.send(plain).catch((e: unknown) => e);
+    expect(redirect).toBe('manual');
+    expect(failure).toBeInstanceOf(NotifyClientError);
+    expect(failure).toMatchObject({ status: 307 });
+    expect((failure as NotifyClientError).details).toMatch(/redirect to http:\/\/elsewhere\.test\/steal/);
+  });
+
   it('describes an error answer that is not JSON', async () => {
     const { client } = scripted(
       [new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })],
@@ -174,11 +240,16 @@ describe('the client against a scripted fetch', () => {
     await expect(client.send(plain)).rejects.toMatchObject({ status: 502, details: 'HTTP 502 Bad Gateway' });
   });
 
-  it('reads a status with GET and no Idempotency-Key, retrying 429 and 5xx but not 404', async () => {
+  it('reads a status with GET and no Idempotency-Key, retrying 408, 429 and 5xx but not 404', async () => {
     const body: RequestStatus = { status: 'pending', responses: [] };
-    const ok = scripted([error(429, 'limited', { 'retry-after': '1' }), error(500, 'oops'), json(200, body)]);
+    const ok = scripted([
+      error(429, 'limited', { 'retry-after': '1' }),
+      error(500, 'oops'),
+      error(408, 'Request timed out'),
+      json(200, body),
+    ]);
     expect(await ok.client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')).toEqual(body);
-    expect(ok.seen.map((s) => s.method)).toEqual(['GET', 'GET', 'GET']);
+    expect(ok.seen.map((s) => s.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
     expect(ok.seen[0]?.url).toBe(
       'https://notify.example.test/base/api/notify/status/req_AbCdEfGhIjKlMnOpQrStUvWx',
     );

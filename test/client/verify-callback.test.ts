@@ -105,6 +105,15 @@ describe('verifyCallback', () => {
     expect(reasonOf(() => verifyCallback(secret, notANumber, payload))).toBe('invalid_timestamp');
   });
 
+  it('refuses a tolerance that is no finite number of at least 0 with a RangeError, rather than accepting any timestamp', () => {
+    const old = signed(new Date(Date.now() - 5 * 86_400_000));
+    for (const toleranceSeconds of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      expect(() => verifyCallback(secret, old, payload, { toleranceSeconds })).toThrow(
+        /^verifyCallback: toleranceSeconds must be a finite number of at least 0/,
+      );
+    }
+  });
+
   it('refuses a signature made with another secret', () => {
     expect(reasonOf(() => verifyCallback(secret, signed(new Date(), payload, otherSecret), payload))).toBe(
       'signature_mismatch',
