@@ -2,7 +2,7 @@ import type { CoreContext } from '../context.js';
 import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
 import { isNotifyError } from '../errors.js';
-import { type ChatTransport, isRecipientGone } from '../ports/chat-transport.js';
+import { type ChatAddress, type ChatTransport, isRecipientGone } from '../ports/chat-transport.js';
 import type { DeliveryRecord } from '../ports/delivery-store.js';
 
 /** A recipient of a send, resolved against the directory. */
@@ -42,10 +42,18 @@ export interface DeliveredCopies {
    * recorded.
    */
   requestVersions: (number | null)[];
+  /**
+   * Nothing was delivered: `unreached` are recipients that no platform reaches at all, known before
+   * any copy went out.
+   */
+  withheld: boolean;
 }
 
 /** What became of one copy: delivered, not reachable on its platform, or failed with an error. */
 type CopyOutcome = 'delivered' | 'unreachable' | { failed: unknown };
+
+/** Where a platform reaches a recipient: an address, none (`null`), or a failed look-up. */
+type Found = ChatAddress | null | { failed: unknown };
 
 /** One copy of a send to deliver: what {@link deliverCopy} needs beyond the recipient and platform. */
 interface CopyToDeliver extends Pick<CopiesOfSend, 'organization' | 'sendId' | 'recorded'> {
@@ -55,23 +63,39 @@ interface CopyToDeliver extends Pick<CopiesOfSend, 'organization' | 'sendId' | '
   requestVersions: (number | null)[];
 }
 
+const failedLookUp = (error: unknown): Found => ({ failed: error });
+
+/** Where `transport` reaches `recipient`, without waiting when it answers at once. Never rejects. */
+function findAddress(
+  transport: ChatTransport,
+  recipient: ResolvedRecipient,
+  organization: Organization,
+): Found | Promise<Found> {
+  try {
+    const found = transport.address(recipient.user, organization);
+    return found instanceof Promise ? found.catch(failedLookUp) : found;
+  } catch (error) {
+    return failedLookUp(error);
+  }
+}
+
 /**
- * Delivers one copy as soon as its platform knows the recipient's address there, and records it
- * when wanted. Never rejects: a failure is an outcome, so that a send waits on one promise per
- * copy, where settling them all would cost one more per copy and an object for each result.
+ * Delivers one copy to the address its platform found, and records it when wanted. Never rejects: a
+ * failure is an outcome, so that a send waits on one promise per copy, where settling them all would
+ * cost one more per copy and an object for each result.
  */
-async function deliverCopy(
+async function postCopy(
   context: CoreContext,
   { organization, sendId, recorded, viewFor, writeOptions, requestVersions }: CopyToDeliver,
   recipient: ResolvedRecipient,
   transport: ChatTransport,
+  found: Found,
 ): Promise<CopyOutcome> {
+  if (found === null) return 'unreachable';
+  if ('failed' in found) return isRecipientGone(found.failed) ? 'unreachable' : found;
   try {
-    const found = transport.address(recipient.user, organization);
-    const address = found instanceof Promise ? await found : found;
-    if (address === null) return 'unreachable';
     const message = viewFor(recipient.key);
-    const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
+    const ref = await transport.deliver({ organization, recipient: recipient.key, address: found, message });
     if (!recorded) return 'delivered';
     const version = await context.storage.deliveries.addDelivery(
       {
@@ -88,6 +112,17 @@ async function deliverCopy(
   } catch (error) {
     return isRecipientGone(error) ? 'unreachable' : { failed: error };
   }
+}
+
+/** Delivers one copy as soon as its platform knows the recipient's address there. Never rejects. */
+async function deliverCopy(
+  context: CoreContext,
+  copy: CopyToDeliver,
+  recipient: ResolvedRecipient,
+  transport: ChatTransport,
+): Promise<CopyOutcome> {
+  const found = findAddress(transport, recipient, copy.organization);
+  return postCopy(context, copy, recipient, transport, found instanceof Promise ? await found : found);
 }
 
 /**
@@ -114,6 +149,12 @@ export function deliverCopies(
   }
 }
 
+/** A copy still to deliver: its recipient (by index) and platform. */
+interface PendingCopy {
+  recipient: number;
+  transport: ChatTransport;
+}
+
 /** {@link deliverCopies} once the copies an earlier attempt delivered are known. */
 function deliverAll(
   context: CoreContext,
@@ -133,32 +174,83 @@ function deliverAll(
     writeOptions: ttlMs === undefined ? undefined : { ttlMs },
     requestVersions,
   };
-  // Every copy of every recipient at once; a platform that already has this recipient's copy (an
-  // earlier attempt) reaches them.
-  const attempts: Promise<CopyOutcome>[] = [];
+  // A platform that already has this recipient's copy (an earlier attempt) reaches them.
+  const pending: PendingCopy[] = [];
   const pendingOf: number[] = [];
-  for (const recipient of recipients) {
-    let pending = 0;
+  recipients.forEach((recipient, index) => {
+    let count = 0;
     for (const transport of transports) {
       if (delivered.size > 0 && delivered.has(copyKey(recipient.key, transport.platform))) continue;
-      attempts.push(deliverCopy(context, copy, recipient, transport));
-      pending += 1;
+      pending.push({ recipient: index, transport });
+      count += 1;
     }
-    pendingOf.push(pending);
-  }
-  // A single copy (the usual plain send) is waited for alone, without a combined promise.
-  const settled: Promise<CopyOutcome | CopyOutcome[]> =
-    attempts.length === 1 ? attempts[0]! : Promise.all(attempts);
-  return settled.then((outcomes) => ({
-    unreached: unreachedOf(
-      context,
-      sendId,
-      recipients,
-      pendingOf,
-      Array.isArray(outcomes) ? outcomes : [outcomes],
-    ),
+    pendingOf.push(count);
+  });
+  const outcomesOf = (outcomes: readonly CopyOutcome[]): DeliveredCopies => ({
+    unreached: unreachedOf(context, sendId, recipients, pendingOf, outcomes),
     requestVersions,
-  }));
+    withheld: false,
+  });
+  // A single copy (the usual plain send) is looked up and delivered alone, without a combined promise.
+  const [only] = pending;
+  if (pending.length === 1 && only) {
+    return deliverCopy(context, copy, recipients[only.recipient]!, only.transport).then((outcome) =>
+      outcomesOf([outcome]),
+    );
+  }
+  const found = pending.map(({ recipient, transport }) =>
+    findAddress(transport, recipients[recipient]!, organization),
+  );
+  const post = (addresses: readonly Found[]): Promise<DeliveredCopies> => {
+    const nowhere = reachedNowhere(transports.length, recipients, pendingOf, addresses);
+    if (nowhere.length > 0) return Promise.resolve(withheld(context, sendId, nowhere));
+    return Promise.all(
+      pending.map(({ recipient, transport }, index) =>
+        postCopy(context, copy, recipients[recipient]!, transport, addresses[index]!),
+      ),
+    ).then(outcomesOf);
+  };
+  return found.some((one) => one instanceof Promise) ? Promise.all(found).then(post) : post(found as Found[]);
+}
+
+/**
+ * The recipients that no platform reaches at all: each platform that should reach them answered
+ * that it does not (no earlier attempt reached them either). Such a recipient cannot be reached by
+ * repeating the send, so the send posts nothing, to anyone: a caller who answers the `500` by
+ * sending again without them notifies nobody twice.
+ */
+function reachedNowhere(
+  platforms: number,
+  recipients: readonly ResolvedRecipient[],
+  pendingOf: readonly number[],
+  addresses: readonly Found[],
+): ResolvedRecipient[] {
+  const nowhere: ResolvedRecipient[] = [];
+  let next = 0;
+  recipients.forEach((recipient, index) => {
+    const count = pendingOf[index]!;
+    const mine = addresses.slice(next, next + count);
+    next += count;
+    if (count === platforms && mine.every((found) => found === null)) {
+      nowhere.push(recipient);
+    }
+  });
+  return nowhere;
+}
+
+/** What a send that posts nothing answers: the recipients no platform reaches, each logged. */
+function withheld(
+  context: CoreContext,
+  sendId: string,
+  nowhere: readonly ResolvedRecipient[],
+): DeliveredCopies {
+  for (const recipient of nowhere) {
+    context.logger.warn('no chat platform reaches this recipient: nothing was sent to anyone', {
+      sendId,
+      userId: recipient.user.id,
+    });
+  }
+  return { unreached: [...nowhere], requestVersions: [], withheld: true };
 }
 
 /**

@@ -10,7 +10,12 @@ import { plainView, requestViews } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
-import { deliverCopies, type ResolvedRecipient, updateCopies } from './deliver-copies.js';
+import {
+  type DeliveredCopies,
+  deliverCopies,
+  type ResolvedRecipient,
+  updateCopies,
+} from './deliver-copies.js';
 import { refreshLeftBehind } from './refresh-copies.js';
 
 /** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
@@ -70,8 +75,8 @@ function sendPlain(
     },
     recipients,
     () => view,
-  ).then(({ unreached }) => {
-    throwIfFailed(unreached);
+  ).then((copies) => {
+    throwIfFailed(copies);
     return { status: 'ok', notification_id: sendId };
   });
 }
@@ -93,7 +98,7 @@ async function sendInteractive(
     if (!attempt.created) await context.storage.requests.createRequest(request, timeoutDue(request));
     context.dueWork.poke();
   }
-  const { unreached, requestVersions } = await deliverCopies(
+  const copies = await deliverCopies(
     context,
     {
       organization: principal.organization,
@@ -111,10 +116,10 @@ async function sendInteractive(
   // record and updates them itself. An earlier attempt may have stopped before its own check, so
   // what its copies show is not known: a resumed send brings every copy up to date.
   if (stored !== null) await refreshCopies(context, request.id, null);
-  else if (requestVersions.some((version) => version !== request.version)) {
+  else if (copies.requestVersions.some((version) => version !== request.version)) {
     await refreshCopies(context, request.id, request.version);
   }
-  throwIfFailed(unreached);
+  throwIfFailed(copies);
   return {
     status: 'ok',
     request_id: request.id,
@@ -196,10 +201,11 @@ async function refreshCopies(
   await refreshLeftBehind(context, latest.id, failed);
 }
 
-function throwIfFailed(failed: readonly ResolvedRecipient[]): void {
-  if (failed.length === 0) return;
+function throwIfFailed({ unreached, withheld }: DeliveredCopies): void {
+  if (unreached.length === 0) return;
+  const named = `Delivery failed for: ${unreached.map((recipient) => recipient.email).join(', ')}`;
   throw new NotifyError(
     'delivery_failed',
-    `Delivery failed for: ${failed.map((recipient) => recipient.email).join(', ')}`,
+    withheld ? `${named} (no chat platform reaches them; nothing was sent to anyone)` : named,
   );
 }

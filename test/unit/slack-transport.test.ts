@@ -162,18 +162,47 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(slack.messagesOf(team, slackIdOf(bob)).map((message) => message.text)).toEqual(['one', 'two']);
   });
 
-  it('does not reach a user who is not in the workspace, or is deactivated: both are named in the 500', async () => {
+  it('does not reach a user who is not in the workspace, or is deactivated: both are named in the 500, and nobody is sent anything', async () => {
     const { slack, send } = await start();
     slack.removeUser(team, slackIdOf(bob));
     slack.deactivate(team, slackIdOf(carol));
     const answer = await send({ user_emails: [bob, carol, 'dave@acme.test'], message: 'Hello' });
     expect(answer.status).toBe(500);
-    expect(answer.json.details).toContain(bob);
-    expect(answer.json.details).toContain(carol);
-    expect(answer.json.details).not.toContain('dave@acme.test');
-    expect(slack.callsTo('conversations.open').map((call) => call.params.users)).toEqual([
-      slackIdOf('dave@acme.test'),
-    ]);
+    expect(answer.json.details).toBe(
+      `Delivery failed for: ${bob}, ${carol} (no chat platform reaches them; nothing was sent to anyone)`,
+    );
+    expect(slack.callsTo('conversations.open')).toEqual([]);
+    expect(slack.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('sends an interactive request to nobody while a recipient is on no platform, and to everyone once when a retry with its key finds them', async () => {
+    const { slack, send, notifier, clock } = await start();
+    slack.removeUser(team, slackIdOf(carol));
+    const body = interactive([bob, carol]);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const refused = await send(body, 'new-hire');
+      expect(refused.status).toBe(500);
+      expect(refused.json.details).toBe(
+        `Delivery failed for: ${carol} (no chat platform reaches them; nothing was sent to anyone)`,
+      );
+      expect(slack.callsTo('chat.postMessage')).toEqual([]);
+    }
+    // Carol joins the workspace; once the transport's five minutes of remembering that she was not
+    // found have passed, the same send reaches both, each once, under one request.
+    slack.addUser(team, { id: slackIdOf(carol), email: carol });
+    clock.advance(5 * 60_000 + 1);
+    const sent = await send(body, 'new-hire');
+    expect(sent.status).toBe(200);
+    expect(slack.messagesOf(team, slackIdOf(bob))).toHaveLength(1);
+    expect(slack.messagesOf(team, slackIdOf(carol))).toHaveLength(1);
+    const status = await notifier.handle({
+      method: 'GET',
+      url: `/api/notify/status/${String(sent.json.request_id)}`,
+      headers: { 'x-api-key': testKeys.alice },
+      body: [],
+      clientAddress: '127.0.0.1',
+    });
+    expect(JSON.parse(status?.body ?? '{}')).toMatchObject({ status: 'pending' });
   });
 
   it('does not reach anyone of an organization without an installation, and calls Slack for none of them', async () => {
