@@ -69,6 +69,9 @@ export interface ClickOptions {
    * are updated after it (after the updates of the request's earlier changes made in this process).
    * A transport that must answer the platform within seconds however long the other recipients'
    * copies take (a Teams invoke, whose answer carries the clicker's card) asks for `stored`.
+   * With `updated`, a click answered `final` or `finished` also brings the clicker's copies to the
+   * request as it stands before it resolves: such a click comes from a copy still offering buttons
+   * it should not (an update the platform lost); with `stored`, the transport shows it itself.
    */
   until?: 'stored' | 'updated';
 }

@@ -422,6 +422,26 @@ describe('Slack transport against a fake Slack Web API', () => {
       { owner, value, ...options },
     );
 
+  it('shows the request as it stands on a copy whose update Slack lost, once its recipient clicks it', async () => {
+    const world = await start();
+    const { send, slack, clock, notifier } = world;
+    const requestId = (await send(interactive([bob, carol]))).json.request_id as string;
+    // Slack fails every try of the timeout's update of bob's copy; the refreshes that would follow
+    // are not run: the copy keeps its buttons, as once every refresh has failed.
+    slack.inject('chat.update', { kind: 'http-error', status: 503 }, 2, {
+      channel: dmChannelOf(team, bob),
+    });
+    clock.advance(61 * 60_000);
+    await notifier.runDueWork();
+    expect(slack.messagesOf(team, slackIdOf(bob))[0]?.buttons).not.toEqual([]);
+    expect(slack.messagesOf(team, slackIdOf(carol))[0]?.buttons).toEqual([]);
+    await click(world, bob, 'approve');
+    expect(await answerOf(notifier, requestId, bob)).toBeNull();
+    const [copy] = slack.messagesOf(team, slackIdOf(bob));
+    expect(copy?.buttons).toEqual([]);
+    expect(copy?.footer).toContain('expired');
+  });
+
   it('updates a copy after an answer and at the timeout though its recipient is no longer found by email', async () => {
     const world = await start();
     const { send, slack, clock, notifier } = world;
