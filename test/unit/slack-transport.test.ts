@@ -442,6 +442,33 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(copy?.footer).toContain('expired');
   });
 
+  it.each(['message_not_found', 'channel_not_found', 'is_archived', 'cant_update_message'])(
+    'leaves a message Slack answers %s to as it is, without refreshing every copy of its request again',
+    async (error) => {
+      const world = await start();
+      const { send, slack, clock, notifier, logger } = world;
+      await send(interactive([bob, carol]));
+      slack.inject('chat.update', { kind: 'error', error }, 1, { channel: dmChannelOf(team, bob) });
+      clock.advance(61 * 60_000);
+      await notifier.runDueWork();
+      // Past every refresh a failed update would have scheduled.
+      for (let hour = 0; hour < 3; hour += 1) {
+        clock.advance(60 * 60_000);
+        await notifier.runDueWork();
+      }
+      expect(slack.callsTo('chat.update').map((call) => call.params.channel)).toEqual(
+        expect.arrayContaining([dmChannelOf(team, bob), dmChannelOf(team, carol)]),
+      );
+      expect(slack.callsTo('chat.update')).toHaveLength(2);
+      expect(logger.entries).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: 'Slack message can no longer be updated: left as it is',
+        }),
+      );
+    },
+  );
+
   it('updates a copy after an answer and at the timeout though its recipient is no longer found by email', async () => {
     const world = await start();
     const { send, slack, clock, notifier } = world;

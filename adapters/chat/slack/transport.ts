@@ -104,6 +104,18 @@ const goneUserErrors: ReadonlySet<string> = new Set(['user_not_found', 'user_dis
 const staleChannelErrors: ReadonlySet<string> = new Set(['channel_not_found', 'is_archived']);
 
 /**
+ * Slack's answers to `chat.update` of a message that no update will reach again: deleted (by an
+ * admin, or with its channel), or in a channel archived since. Trying again would only call Slack
+ * for every copy of the request at each refresh, in a tier of about 50 calls a minute.
+ */
+const lostMessageErrors: ReadonlySet<string> = new Set([
+  'message_not_found',
+  'channel_not_found',
+  'is_archived',
+  'cant_update_message',
+]);
+
+/**
  * A chat transport for Slack (docs/slack.md): each organization's users are reached in its
  * workspace by email, as direct messages from the app's bot, with Block Kit buttons whose clicks
  * come back to `POST /slack/interactivity`. Everything it keeps (user ids, direct-message channels,
@@ -266,7 +278,18 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       if (!(await copies.claim(message, version))) return;
       const installation = await installationOf(delivery.organization.id);
       const { channel, ts } = message;
-      await clientFor(installation.botToken).chat.update({ channel, ts, ...slackMessage(delivery.message) });
+      try {
+        await clientFor(installation.botToken).chat.update({
+          channel,
+          ts,
+          ...slackMessage(delivery.message),
+        });
+      } catch (error) {
+        const code = slackErrorCode(error);
+        if (code === null || !lostMessageErrors.has(code)) throw error;
+        logger.warn('Slack message can no longer be updated: left as it is', { channel, ts, error: code });
+        return;
+      }
       // A newer view claimed while this call was on its way may have reached Slack first, and this
       // one replaced it. Failing makes the core refresh the message with the request's current view,
       // which the claim lets through again.
