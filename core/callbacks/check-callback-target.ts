@@ -34,12 +34,11 @@ async function resolveWithin(policy: CallbackTargetPolicy, hostname: string): Pr
 }
 
 /**
- * Checks a callback URL (docs/http-api.md#request-body, docs/http-api.md#error-reference, docs/behaviour.md#completion-callbacks) and answers the addresses it may be
- * delivered to: `https:` only, no user info, not port 0 (400); the host resolves, and every address
- * it resolves to is public unicast (422), so that a name with one private address among public ones
- * is refused too. Delivery calls this again on every attempt and connects only to what it answered.
+ * The form of a callback URL (docs/http-api.md#request-body): written out whole, `https:` (or, with
+ * `allowInsecure`, `http:`), without user info, not port 0; a `400` otherwise. Part of a send's
+ * body validation, before its idempotency record is looked up.
  */
-export async function checkCallbackTarget(url: string, policy: CallbackTargetPolicy): Promise<string[]> {
+export function callbackUrlForm(url: string, allowInsecure: boolean): URL {
   let parsed: URL;
   try {
     if (!writtenOut.test(url)) throw new TypeError('not written out whole');
@@ -47,7 +46,7 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   } catch {
     throw new NotifyError('invalid_request', `${field}: must be an absolute https: URL`);
   }
-  const schemes = policy.allowInsecure ? ['https:', 'http:'] : ['https:'];
+  const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(parsed.protocol)) {
     throw new NotifyError('invalid_request', `${field}: must be an absolute https: URL`);
   }
@@ -57,6 +56,17 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   if (parsed.port === '0') {
     throw new NotifyError('invalid_request', `${field}: must not use port 0`);
   }
+  return parsed;
+}
+
+/**
+ * Checks a callback URL (docs/http-api.md#request-body, docs/http-api.md#error-reference, docs/behaviour.md#completion-callbacks) and answers the addresses it may be
+ * delivered to: its form ({@link callbackUrlForm}, 400); the host resolves, and every address
+ * it resolves to is public unicast (422), so that a name with one private address among public ones
+ * is refused too. Delivery calls this again on every attempt and connects only to what it answered.
+ */
+export async function checkCallbackTarget(url: string, policy: CallbackTargetPolicy): Promise<string[]> {
+  const parsed = callbackUrlForm(url, policy.allowInsecure);
   // The URL parser has already turned every IPv4 spelling (0x7f.1, 2130706433, 127.1) into dotted decimal.
   const host = unbracket(parsed.hostname);
   if (ipaddr.isValid(host)) {

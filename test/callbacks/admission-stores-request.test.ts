@@ -138,6 +138,33 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     },
   );
 
+  it.each([
+    ['http:', 'http://public.example/hook', 'must be an absolute https: URL'],
+    ['with user info', 'https://user:pw@public.example/hook', 'must not contain user info'],
+    ['on port 0', 'https://public.example:0/hook', 'must not use port 0'],
+  ])(
+    'answers a callback address %s 400 as the body is, before the record of a used or running key: docs/behaviour.md#order-of-checks',
+    async (_what, url, rule) => {
+      const { storage } = make();
+      const setup = await callbackSetup({ resolver: tableResolver(dns), storage });
+      const refused = {
+        status: 400,
+        body: { status: 'error', details: `response_request.callback_url: ${rule}` },
+      };
+      // A used key, which would answer another body 422, and a running one, which would answer 409.
+      expect((await setup.send(interactive('https://public.example/hook'), key)).status).toBe(200);
+      expect(await setup.send(interactive(url), key)).toEqual(refused);
+      await storage.idempotency.acquire(
+        { organizationId: 'acme', key: 'k-running' },
+        'another body',
+        'req_running',
+        { now: Date.now(), leaseMs: 60_000, ttlMs: 60_000 },
+      );
+      expect(await setup.send(interactive(url), { 'idempotency-key': 'k-running' })).toEqual(refused);
+      await setup.notifier.stop();
+    },
+  );
+
   it("acquires the key and stores its request in the admission's step: a repeat replays it", async () => {
     const { storage } = make();
     const spied = recorded(storage);
