@@ -5,7 +5,14 @@ import { formFields } from '../http/forms.js';
 import { createKey, findKey, type KeyScope, listKeys, revokeKey } from '../key-actions.js';
 import { type AccountView, accountContent, adminContent, confirmContent } from '../views/key-views.js';
 import { csrfRefusedPage, messagePage, pageRoute } from './page-kit.js';
-import { csrfHolds, type PagesContext, pageResponse, redirect, visitedAgain } from './route-kit.js';
+import {
+  csrfHolds,
+  type PagesContext,
+  pageResponse,
+  redirect,
+  slashEnded,
+  visitedAgain,
+} from './route-kit.js';
 
 /** The refusals of a key creation the page shows beside its form, with the status they are answered with. */
 const createRefusals: Partial<Record<NotifyErrorCode, number>> = {
@@ -160,6 +167,8 @@ export function pageRoutes(context: PagesContext): Route[] {
       });
     }),
     revokeRoute(context, '/admin/keys/:id/revoke', 'organization', '/admin/keys'),
+    slashEnded('/account', basePath),
+    slashEnded('/admin/keys', basePath),
     visitedAgain('/account/keys', `${basePath}/account`),
     visitedAgain('/account/keys/:id/revoke', `${basePath}/account`),
     visitedAgain('/admin/keys/:id/revoke', `${basePath}/admin/keys`),

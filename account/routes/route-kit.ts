@@ -168,6 +168,19 @@ export const visitedAgain = (path: string, to: string): Route => ({
   handle: async () => redirect(to),
 });
 
+/**
+ * A `GET` of a page's address with a slash at its end (typed, or completed by a browser): sent on to
+ * the page, its query kept, instead of the API's JSON `404`.
+ */
+export const slashEnded = (page: string, basePath: string): Route => ({
+  method: 'GET',
+  path: `${page}/`,
+  handle: async (request) => {
+    const query = request.query.toString();
+    return redirect(`${basePath}${page}${query === '' ? '' : `?${query}`}`);
+  },
+});
+
 /** The JSON answer to a caller who is not signed in. */
 export const notSignedIn = () => errorResponse(401, 'Not signed in');
 

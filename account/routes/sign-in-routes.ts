@@ -14,6 +14,7 @@ import {
   pageResponse,
   redirect,
   secureCookies,
+  slashEnded,
   visitedAgain,
 } from './route-kit.js';
 
@@ -82,6 +83,7 @@ export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Rou
     },
     // Signing out takes a post with the CSRF token: a link to it must not sign anybody out.
     visitedAgain('/signout', home),
+    slashEnded('/signin', context.basePath),
     {
       method: 'POST',
       path: '/signout',

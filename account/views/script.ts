@@ -51,9 +51,18 @@ export const pageScript = `
           headers: { 'content-type': 'application/json', 'x-csrf-token': createForm.elements.csrf.value },
           body: JSON.stringify({ label: createForm.elements.label.value }),
         });
+        // The session ended while the page was open: the form's own post leads to the sign-in page
+        // and back here, as it does without the script.
+        if (response.status === 401) {
+          createForm.submit();
+          return;
+        }
         const answer = await response.json().catch(() => ({}));
         if (!response.ok) {
-          createError.textContent = answer.details || 'The key could not be created.';
+          createError.textContent =
+            answer.details === 'Missing or invalid CSRF token'
+              ? 'This page is out of date (you signed in or out elsewhere). Reload it and try again.'
+              : answer.details || 'The key could not be created.';
           // The button is disabled while the call runs, which drops the focus: back to the field to mend.
           createForm.elements.label.focus();
           return;

@@ -256,6 +256,53 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     await context.close();
   });
 
+  it('sends a person whose session ended while the page was open to the sign-in and back, creating nothing', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    const elsewhere = await context.newPage();
+    await elsewhere.goto(`${service.base}/account`);
+    await elsewhere.getByRole('button', { name: 'Sign out' }).click();
+    await elsewhere.waitForURL(`${service.base}/signin`);
+    await page.getByLabel('Label').fill('after sign-out');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    await page.waitForURL(`${service.base}/signin?next=%2Faccount`);
+    await page.getByLabel('Email').fill(bob.email);
+    await page.getByLabel('Password').fill(bob.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${service.base}/account`);
+    expect(await page.getByRole('row').filter({ hasText: 'after sign-out' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('asks for a reload when the page belongs to a session that changed, creating nothing', async () => {
+    const { context, page } = await newPage();
+    await signIn(page, bob);
+    // Someone signs in as another person in another tab: the open page's token is bob's.
+    const elsewhere = await context.newPage();
+    await elsewhere.goto(`${service.base}/account`);
+    await elsewhere.getByRole('button', { name: 'Sign out' }).click();
+    await elsewhere.waitForURL(`${service.base}/signin`);
+    await signIn(elsewhere, alice);
+    await page.getByLabel('Label').fill('stale page');
+    await page.getByRole('button', { name: 'Generate key' }).click();
+    await expect
+      .poll(() => page.locator('#create-error').textContent())
+      .toBe('This page is out of date (you signed in or out elsewhere). Reload it and try again.');
+    await page.reload();
+    expect(await page.getByRole('row').filter({ hasText: 'stale page' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('takes a page address typed with a slash at its end to the page', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`${service.base}/account/`);
+    expect(new URL(page.url()).pathname).toBe('/signin');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/account');
+    await page.goto(`${service.base}/signin/?next=%2Faccount`);
+    expect(page.url()).toBe(`${service.base}/signin?next=%2Faccount`);
+    await context.close();
+  });
+
   it('keeps the session when another site posts to the sign-out', async () => {
     const { context, page } = await newPage();
     await signIn(page, bob);
