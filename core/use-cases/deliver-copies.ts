@@ -80,22 +80,31 @@ function findAddress(
 }
 
 /**
- * Delivers one copy to the address its platform found, and records it when wanted. Never rejects: a
+ * Delivers one copy, and records it when wanted: to the address `found` the platform answered
+ * before, or, without it, as soon as the platform knows the recipient's address. Never rejects: a
  * failure is an outcome, so that a send waits on one promise per copy, where settling them all would
  * cost one more per copy and an object for each result.
  */
-async function postCopy(
+async function deliverCopy(
   context: CoreContext,
   { organization, sendId, recorded, viewFor, writeOptions, requestVersions }: CopyToDeliver,
   recipient: ResolvedRecipient,
   transport: ChatTransport,
-  found: Found,
+  found?: Found,
 ): Promise<CopyOutcome> {
-  if (found === null) return 'unreachable';
-  if ('failed' in found) return isRecipientGone(found.failed) ? 'unreachable' : found;
   try {
+    let address: ChatAddress | null;
+    if (found === undefined) {
+      const answered = transport.address(recipient.user, organization);
+      address = answered instanceof Promise ? await answered : answered;
+    } else if (found !== null && 'failed' in found) {
+      return isRecipientGone(found.failed) ? 'unreachable' : found;
+    } else {
+      address = found;
+    }
+    if (address === null) return 'unreachable';
     const message = viewFor(recipient.key);
-    const ref = await transport.deliver({ organization, recipient: recipient.key, address: found, message });
+    const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
     if (!recorded) return 'delivered';
     const version = await context.storage.deliveries.addDelivery(
       {
@@ -112,17 +121,6 @@ async function postCopy(
   } catch (error) {
     return isRecipientGone(error) ? 'unreachable' : { failed: error };
   }
-}
-
-/** Delivers one copy as soon as its platform knows the recipient's address there. Never rejects. */
-async function deliverCopy(
-  context: CoreContext,
-  copy: CopyToDeliver,
-  recipient: ResolvedRecipient,
-  transport: ChatTransport,
-): Promise<CopyOutcome> {
-  const found = findAddress(transport, recipient, copy.organization);
-  return postCopy(context, copy, recipient, transport, found instanceof Promise ? await found : found);
 }
 
 /**
@@ -149,12 +147,6 @@ export function deliverCopies(
   }
 }
 
-/** A copy still to deliver: its recipient (by index) and platform. */
-interface PendingCopy {
-  recipient: number;
-  transport: ChatTransport;
-}
-
 /** {@link deliverCopies} once the copies an earlier attempt delivered are known. */
 function deliverAll(
   context: CoreContext,
@@ -174,39 +166,52 @@ function deliverAll(
     writeOptions: ttlMs === undefined ? undefined : { ttlMs },
     requestVersions,
   };
-  // A platform that already has this recipient's copy (an earlier attempt) reaches them.
-  const pending: PendingCopy[] = [];
+  // The copies still to deliver, recipient after recipient: a platform that already has this
+  // recipient's copy (an earlier attempt) reaches them.
+  const copyRecipients: ResolvedRecipient[] = [];
+  const copyTransports: ChatTransport[] = [];
   const pendingOf: number[] = [];
-  recipients.forEach((recipient, index) => {
-    let count = 0;
+  for (const recipient of recipients) {
+    let pending = 0;
     for (const transport of transports) {
       if (delivered.size > 0 && delivered.has(copyKey(recipient.key, transport.platform))) continue;
-      pending.push({ recipient: index, transport });
-      count += 1;
+      copyRecipients.push(recipient);
+      copyTransports.push(transport);
+      pending += 1;
     }
-    pendingOf.push(count);
-  });
-  const outcomesOf = (outcomes: readonly CopyOutcome[]): DeliveredCopies => ({
+    pendingOf.push(pending);
+  }
+  const outcomesOf = (outcomes: readonly CopyOutcome[], nothingSent = false): DeliveredCopies => ({
     unreached: unreachedOf(context, sendId, recipients, pendingOf, outcomes),
     requestVersions,
-    withheld: false,
+    withheld: nothingSent,
   });
-  // A single copy (the usual plain send) is looked up and delivered alone, without a combined promise.
-  const [only] = pending;
-  if (pending.length === 1 && only) {
-    return deliverCopy(context, copy, recipients[only.recipient]!, only.transport).then((outcome) =>
-      outcomesOf([outcome]),
+  // A single copy (the usual plain send) is looked up and delivered alone, without a combined
+  // promise: when its platform does not reach the recipient, nothing was sent to anyone.
+  const [onlyRecipient] = copyRecipients;
+  if (copyRecipients.length === 1 && onlyRecipient !== undefined) {
+    return deliverCopy(context, copy, onlyRecipient, copyTransports[0]!).then((outcome) =>
+      outcomesOf([outcome], earlier.length === 0 && outcome === 'unreachable'),
     );
   }
-  const found = pending.map(({ recipient, transport }) =>
-    findAddress(transport, recipients[recipient]!, organization),
+  // The copies of a send an earlier attempt delivered some of go out as they are found: those
+  // recipients have their message whatever the others' platforms say.
+  if (earlier.length > 0) {
+    return Promise.all(
+      copyRecipients.map((recipient, index) => deliverCopy(context, copy, recipient, copyTransports[index]!)),
+    ).then((outcomes) => outcomesOf(outcomes));
+  }
+  // Otherwise every platform is asked first where it reaches each recipient: a recipient none
+  // reaches makes the send post nothing (`reachedNowhere`).
+  const found = copyRecipients.map((recipient, index) =>
+    findAddress(copyTransports[index]!, recipient, organization),
   );
   const post = (addresses: readonly Found[]): Promise<DeliveredCopies> => {
     const nowhere = reachedNowhere(transports.length, recipients, pendingOf, addresses);
     if (nowhere.length > 0) return Promise.resolve(withheld(context, sendId, nowhere));
     return Promise.all(
-      pending.map(({ recipient, transport }, index) =>
-        postCopy(context, copy, recipients[recipient]!, transport, addresses[index]!),
+      copyRecipients.map((recipient, index) =>
+        deliverCopy(context, copy, recipient, copyTransports[index]!, addresses[index]),
       ),
     ).then(outcomesOf);
   };
@@ -215,9 +220,9 @@ function deliverAll(
 
 /**
  * The recipients that no platform reaches at all: each platform that should reach them answered
- * that it does not (no earlier attempt reached them either). Such a recipient cannot be reached by
- * repeating the send, so the send posts nothing, to anyone: a caller who answers the `500` by
- * sending again without them notifies nobody twice.
+ * that it does not, or that the account is gone (no earlier attempt of the send reached anyone).
+ * Such a recipient cannot be reached by repeating the send, so the send posts nothing, to anyone: a
+ * caller who answers the `500` by sending again without them notifies nobody twice.
  */
 function reachedNowhere(
   platforms: number,
@@ -231,12 +236,14 @@ function reachedNowhere(
     const count = pendingOf[index]!;
     const mine = addresses.slice(next, next + count);
     next += count;
-    if (count === platforms && mine.every((found) => found === null)) {
-      nowhere.push(recipient);
-    }
+    if (count === platforms && mine.every(isNowhere)) nowhere.push(recipient);
   });
   return nowhere;
 }
+
+/** Whether a platform's answer says it does not reach the recipient. */
+const isNowhere = (found: Found): boolean =>
+  found === null || ('failed' in found && isRecipientGone(found.failed));
 
 /** What a send that posts nothing answers: the recipients no platform reaches, each logged. */
 function withheld(
