@@ -23,6 +23,8 @@ import { transition } from './transition.js';
 export interface DispatchResult {
   outcome: TransitionOutcome;
   request: InteractiveRequest | null;
+  /** Whether the event changed the stored request (and its copies were, or are being, updated). */
+  changed: boolean;
 }
 
 /** Runs the commands of a stored transition that are not storage writes (updating messages). */
@@ -157,10 +159,10 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
       if (attempt > 0) await backoff(attempt);
       const current = await requests.getRequest(event.requestId);
-      if (!current) return { result: { outcome: 'not-found', request: null }, changed: null };
+      if (!current) return { result: { outcome: 'not-found', request: null, changed: false }, changed: null };
       const result = transition(current, event);
       if (result.state === current) {
-        return { result: { outcome: result.outcome, request: current }, changed: null };
+        return { result: { outcome: result.outcome, request: current, changed: false }, changed: null };
       }
       const stored = await requests.updateRequest(
         result.state,
@@ -170,7 +172,7 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       );
       if (stored) {
         return {
-          result: { outcome: result.outcome, request: result.state },
+          result: { outcome: result.outcome, request: result.state, changed: true },
           changed: { state: result.state, commands: result.commands },
         };
       }

@@ -526,10 +526,12 @@ describe('request machine', () => {
     expect(await machine.dispatch(click(id(9), key(1), 'yes', t0 + 1))).toEqual({
       outcome: 'not-found',
       request: null,
+      changed: false,
     });
     expect(await machine.dispatch({ type: 'timeout', requestId: id(9), at: t0 + 1 })).toEqual({
       outcome: 'not-found',
       request: null,
+      changed: false,
     });
     expect(ran).toEqual([]);
   });

@@ -442,6 +442,19 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(copy?.footer).toContain('expired');
   });
 
+  it('updates each copy once when a click after the deadline finishes the request itself', async () => {
+    const world = await start();
+    const { send, slack, clock, notifier } = world;
+    const requestId = (await send(interactive([bob, carol]))).json.request_id as string;
+    clock.advance(61 * 60_000);
+    await click(world, bob, 'approve');
+    expect(await answerOf(notifier, requestId, bob)).toBeNull();
+    expect(slack.callsTo('chat.update').map((call) => call.params.channel)).toEqual(
+      expect.arrayContaining([dmChannelOf(team, bob), dmChannelOf(team, carol)]),
+    );
+    expect(slack.callsTo('chat.update')).toHaveLength(2);
+  });
+
   it.each(['message_not_found', 'channel_not_found', 'is_archived', 'cant_update_message'])(
     'leaves a message Slack answers %s to as it is, without refreshing every copy of its request again',
     async (error) => {
