@@ -1,4 +1,3 @@
-import { callbackUrlForm } from '../callbacks/check-callback-target.js';
 import type { CoreContext } from '../context.js';
 import { NotifyError } from '../errors.js';
 import { statusJson } from '../request/status-body.js';
@@ -45,10 +44,6 @@ export function apiRoutes(context: CoreContext): Route[] {
           () => {
             const parsed = notifyRequestSchema.safeParse(parseJsonObject(request));
             if (!parsed.success) throw new NotifyError('invalid_request', formatIssues(parsed.error.issues));
-            // The form of the callback address is the body's: refused before the key is looked up.
-            const callbackUrl = parsed.data.response_request?.callback_url;
-            if (callbackUrl !== undefined)
-              callbackUrlForm(callbackUrl, context.callbacks?.allowInsecure ?? false);
             return parsed.data;
           },
           { idempotencyKey: wellFormedKey, mayStore: idempotencyKey === wellFormedKey },

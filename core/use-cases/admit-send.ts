@@ -3,6 +3,7 @@ import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { admittedRequest, type RequestToCreate } from '../ports/admission-store.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import { type AdmittedRequest, admitWithExtras } from './authenticate.js';
+import { checkCallbackOfBody } from './check-callback-url.js';
 import { recipientSpellings } from './resolve-recipients.js';
 import { idempotencyClaim, type SendPreparation } from './send-idempotently.js';
 import { newSendId, requestDraft, timeoutDue } from './send-notification.js';
@@ -56,7 +57,9 @@ export function admitSend(
 ): Promise<AdmittedSend> {
   let body: { input: NotifyRequest } | { error: unknown };
   try {
-    body = { input: readBody() };
+    const input = readBody();
+    checkCallbackOfBody(context, input);
+    body = { input };
   } catch (error) {
     body = { error };
   }
@@ -70,14 +73,11 @@ export function admitSend(
     const { input } = body;
     const spellings = recipientSpellings(input.user_emails);
     const recipientEmails = [...spellings.keys()];
-    const callbackUrl = input.response_request?.callback_url;
-    const claim =
-      idempotencyKey === undefined || (callbackUrl !== undefined && context.callbacks === null)
-        ? undefined
-        : idempotencyClaim(context, input, idempotencyKey);
-    const createRequest: RequestToCreate | undefined = storesInAdmission(context, input, mayStore)
-      ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
-      : undefined;
+    const claim = idempotencyKey === undefined ? undefined : idempotencyClaim(context, input, idempotencyKey);
+    const createRequest: RequestToCreate | undefined =
+      input.response_request !== undefined && mayStore
+        ? draftWithTimeout(context, input, spellings, claim?.sendId ?? newSendId(context, input))
+        : undefined;
     return admitWithExtras(context, apiKey, clientAddress, {
       recipientEmails,
       idempotency: claim,
@@ -96,17 +96,6 @@ export function admitSend(
     // A failure before the admission is a rejection too: a caller waits on the promise alone.
     return Promise.reject(error);
   }
-}
-
-/**
- * Whether an interactive send's request is stored in its admission's step. Not for a malformed key
- * (refused after the admission whatever it finds), nor for a `callback_url` when the service
- * delivers no callbacks (refused after the admission too). Another `callback_url` is checked after
- * the admission: a refused address withdraws the request and gives the key back.
- */
-function storesInAdmission(context: CoreContext, input: NotifyRequest, mayStore: boolean): boolean {
-  if (input.response_request === undefined || !mayStore) return false;
-  return input.response_request.callback_url === undefined || context.callbacks !== null;
 }
 
 function draftWithTimeout(

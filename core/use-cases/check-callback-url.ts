@@ -1,22 +1,36 @@
-import { checkCallbackTarget } from '../callbacks/check-callback-target.js';
+import { callbackUrlForm, checkCallbackTarget } from '../callbacks/check-callback-target.js';
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import { timeoutItemId } from '../domain/due-work.js';
 import { type InteractiveRequest, nextVersion } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
+import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { SendPreparation } from './send-idempotently.js';
 
 /** DNS answers slower than this refuse the callback URL at submission. */
 const lookupTimeoutMs = 5_000;
 
-/** Validates a callback URL at submission (docs/http-api.md#request-body), for a send that is to run. */
-async function checkCallbackUrl(context: CoreContext, url: string): Promise<void> {
+/**
+ * What of a send's callback URL is judged with its body, before its idempotency record is looked up
+ * (docs/behaviour.md#order-of-checks): its form (400), and that the service delivers callbacks at all
+ * (422). Where it points is checked after the admission, for a send that is to run.
+ */
+export function checkCallbackOfBody(context: CoreContext, input: NotifyRequest): void {
+  const url = input.response_request?.callback_url;
+  if (url === undefined) return;
+  callbackUrlForm(url, context.callbacks?.allowInsecure ?? false);
   if (!context.callbacks) {
     throw new NotifyError(
       'unprocessable',
       'response_request.callback_url: this service does not deliver callbacks',
     );
   }
+}
+
+/** Validates where a callback URL points at submission (docs/http-api.md#request-body), for a send that is to run. */
+async function checkCallbackUrl(context: CoreContext, url: string): Promise<void> {
+  // Checked with the body already: a service without callbacks refused the send then.
+  if (!context.callbacks) return;
   await checkCallbackTarget(url, {
     resolver: context.callbacks.resolver,
     allowInsecure: context.callbacks.allowInsecure,
