@@ -54,7 +54,7 @@ function isCallbackEvent(value: unknown): value is CallbackEvent {
  * more than `toleranceSeconds` away from now, no `v1` signature in `webhook-signature` matches, or
  * the body is not a callback. Throws a `TypeError` when `secret` is not a `whsec_…` secret (the
  * base64 of at least 24 bytes: the service's encode 32), and a `RangeError` when `toleranceSeconds`
- * is no finite number of at least 0 (`NaN` would accept any timestamp).
+ * is no number of at least 0 (`NaN` would accept any timestamp; `Infinity` accepts any on purpose).
  * Deduplicate on the `webhook-id` header: a callback may arrive more than once.
  */
 export function verifyCallback(
@@ -64,7 +64,7 @@ export function verifyCallback(
   options: VerifyCallbackOptions = {},
 ): CallbackEvent {
   const key = callbackSecretKey(secret);
-  const tolerance = checked('verifyCallback: toleranceSeconds', options.toleranceSeconds, 300, 0);
+  const tolerance = checked('verifyCallback: toleranceSeconds', options.toleranceSeconds, 300, 0, true);
   const id = headerValue(headers, 'webhook-id');
   const timestamp = headerValue(headers, 'webhook-timestamp');
   const signatureHeader = headerValue(headers, 'webhook-signature');

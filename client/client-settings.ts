@@ -67,7 +67,7 @@ export function clientSettings(options: ClientOptions): {
       baseDelayMs: checked('createClient: retry.baseDelayMs', retry?.baseDelayMs, 250, 0),
       maxDelayMs: checked('createClient: retry.maxDelayMs', retry?.maxDelayMs, 10_000, 0),
     },
-    attemptTimeoutMs: checked('createClient: attemptTimeoutMs', options.attemptTimeoutMs, 60_000, 1),
+    attemptTimeoutMs: attemptTimeout(options.attemptTimeoutMs),
   };
 }
 
@@ -90,4 +90,18 @@ export function waitSettings(options: WaitOptions): {
     initialIntervalMs: Math.min(initialIntervalMs, maxIntervalMs),
     maxIntervalMs,
   };
+}
+
+/** The longest a Node timer waits (about 24.8 days): a longer one fires at once. */
+const longestTimerMs = 2 ** 31 - 1;
+
+/** `attemptTimeoutMs` as a timer takes it: whole milliseconds, at most a timer's longest. */
+function attemptTimeout(value: number | undefined): number {
+  const ms = Math.ceil(checked('createClient: attemptTimeoutMs', value, 60_000, 1));
+  if (ms > longestTimerMs) {
+    throw new RangeError(
+      `createClient: attemptTimeoutMs must be at most ${longestTimerMs} (about 24.8 days), got ${String(value)}`,
+    );
+  }
+  return ms;
 }

@@ -31,6 +31,24 @@ const defaultRateLimitWaitSeconds = 1;
  */
 const longestRetryAfterSeconds = 600;
 
+/** An attempt's answer, read whole. */
+interface Answered {
+  response: Response;
+  text: string;
+}
+
+/** An attempt that got no whole answer: the network failed, or the attempt timed out. */
+interface Lost {
+  error: unknown;
+  timedOut: boolean;
+}
+
+/**
+ * The longest a send waits on its own attempt still running in the service (answered `409` after an
+ * attempt of it timed out): a send that slow is Slack's or Teams' pace for many recipients.
+ */
+const longestWaitOnRunningMs = 15 * 60_000;
+
 interface Call {
   method: 'GET' | 'POST';
   path: string;
@@ -104,38 +122,65 @@ export function createClient(options: ClientOptions): NotifyClient {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const sleep: Sleep = options.sleep ?? timerSleep;
 
+  /**
+   * One attempt: the answer and its text, or, when none came whole, why. The attempt is given up
+   * after `attemptTimeoutMs`; the caller's signal aborts it too (then its reason is thrown). One
+   * controller per attempt, its timer and listener removed once it ends: `AbortSignal.any` on a
+   * caller's long-lived signal kept an entry per call on Node 20.
+   */
+  async function attemptOnce(request: Call): Promise<Answered | Lost> {
+    const { signal } = request;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`No whole answer within ${attemptTimeoutMs} ms`));
+    }, attemptTimeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const response = await fetchImpl(`${baseUrl}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        // A redirect followed would carry the API key to wherever it points, another origin too.
+        redirect: 'manual',
+        ...(request.body === undefined ? {} : { body: request.body }),
+        signal: controller.signal,
+      });
+      return { response, text: await response.text() };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      return { error, timedOut };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
   async function call<T>(request: Call): Promise<T> {
     const { signal } = request;
     const failure = (init: NotifyClientErrorInit) =>
       new NotifyClientError({ ...init, idempotencyKey: request.idempotencyKey });
+    /** How long the call has waited on a send still running after one of its attempts timed out. */
+    let waitedOnRunning: number | null = null;
     for (let attempt = 1; ; attempt += 1) {
       signal?.throwIfAborted();
-      const attemptTimeout = AbortSignal.timeout(attemptTimeoutMs);
-      let response: Response;
-      let text: string;
-      try {
-        response = await fetchImpl(`${baseUrl}${request.path}`, {
-          method: request.method,
-          headers: request.headers,
-          // A redirect followed would carry the API key to wherever it points, another origin too.
-          redirect: 'manual',
-          ...(request.body === undefined ? {} : { body: request.body }),
-          signal: signal === undefined ? attemptTimeout : AbortSignal.any([signal, attemptTimeout]),
-        });
-        text = await response.text();
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
+      const answered = await attemptOnce(request);
+      if ('error' in answered) {
         const lost = failure({
           status: 0,
-          details: attemptTimeout.aborted
+          details: answered.timedOut
             ? `No whole answer within ${attemptTimeoutMs} ms`
-            : `Network error: ${describe(error)}`,
-          cause: error,
+            : `Network error: ${describe(answered.error)}`,
+          cause: answered.error,
         });
+        // The service may still be sending under the key: its repeats are answered 409 until then.
+        if (answered.timedOut && request.idempotencyKey !== undefined) waitedOnRunning ??= 0;
         if (attempt >= policy.maxAttempts) throw lost;
         await pause(sleep, backoffDelay(policy, attempt), signal);
         continue;
       }
+      const { response, text } = answered;
 
       // A browser's fetch hides a redirect it did not follow behind status 0.
       if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status <= 399)) {
@@ -155,6 +200,15 @@ export function createClient(options: ClientOptions): NotifyClient {
       }
 
       const refused = errorFromAnswer(response, text);
+      // A send whose attempt timed out runs on in the service: its 409s say so, and are waited out
+      // without counting, up to a while, until the repeat gets the send's answer.
+      if (response.status === 409 && waitedOnRunning !== null && waitedOnRunning < longestWaitOnRunningMs) {
+        const delay = (refused.retryAfterSeconds ?? 1) * 1000;
+        waitedOnRunning += delay;
+        attempt -= 1;
+        await pause(sleep, delay, signal);
+        continue;
+      }
       if (
         !worthRetrying(response.status, request.retryable) ||
         attempt >= policy.maxAttempts ||

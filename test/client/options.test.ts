@@ -93,6 +93,12 @@ describe('createClient refuses options that could not work, at creation', () => 
     },
   );
 
+  it("an attempt's time longer than a Node timer holds, which would fire at once", () => {
+    expect(() =>
+      createClient({ baseUrl: 'https://notify.example.com', apiKey: 'cnk_x', attemptTimeoutMs: 2 ** 31 }),
+    ).toThrow(/^createClient: attemptTimeoutMs must be at most 2147483647/);
+  });
+
   it('takes a base URL with a path prefix', () => {
     expect(() => createClient({ baseUrl: 'http://127.0.0.1:3000/chat/', apiKey: 'cnk_x' })).not.toThrow();
   });

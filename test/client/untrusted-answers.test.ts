@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +92,70 @@ describe('the client against servers it should not trust blindly', () => {
       expect((failure as NotifyClientError).idempotencyKey).toBe(service.hits[0]?.idempotencyKey);
     },
   );
+
+  it('waits out the 409s of a send still running after its attempt timed out, without counting them, and gets its answer', async () => {
+    let hits = 0;
+    const service = await serve((_req, res) => {
+      hits += 1;
+      if (hits === 1) return; // the first attempt's answer never comes: the send runs on
+      if (hits <= 4) {
+        res.writeHead(409, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(
+          JSON.stringify({
+            status: 'error',
+            details: 'A request with this Idempotency-Key is still being processed',
+          }),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'ok', notification_id: 'notif_AbCdEfGhIjKlMnOpQrStUvWx' }));
+    });
+    const delays: number[] = [];
+    const client = createClient({
+      baseUrl: service.url,
+      apiKey: 'cnk_secret_key',
+      attemptTimeoutMs: 200,
+      retry: { maxAttempts: 2, baseDelayMs: 0 },
+      sleep: async (ms) => {
+        delays.push(ms);
+      },
+    });
+    expect(await client.send(plain)).toEqual({
+      status: 'ok',
+      notification_id: 'notif_AbCdEfGhIjKlMnOpQrStUvWx',
+    });
+    expect(service.hits).toHaveLength(5);
+    expect(new Set(service.hits.map((hit) => hit.idempotencyKey)).size).toBe(1);
+    expect(delays.slice(1)).toEqual([1000, 1000, 1000]);
+  });
+
+  it('leaves no listener on a caller signal shared by many calls', async () => {
+    const service = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'pending', responses: [] }));
+    });
+    const client = createClient({ baseUrl: service.url, apiKey: 'cnk_secret_key' });
+    const shared = new AbortController().signal;
+    for (let call = 0; call < 20; call += 1) {
+      await client.status('req_AbCdEfGhIjKlMnOpQrStUvWx', { signal: shared });
+    }
+    expect(getEventListeners(shared, 'abort')).toHaveLength(0);
+  });
+
+  it('takes an attempt time in fractions of a millisecond, as a whole one', async () => {
+    const service = await serve(() => {});
+    const client = createClient({
+      baseUrl: service.url,
+      apiKey: 'cnk_secret_key',
+      attemptTimeoutMs: 150.5,
+      retry: { maxAttempts: 1 },
+    });
+    await expect(client.status('req_AbCdEfGhIjKlMnOpQrStUvWx')).rejects.toMatchObject({
+      status: 0,
+      details: 'No whole answer within 151 ms',
+    });
+  });
 
   it('still lets the caller abort an attempt, with the abort reason', async () => {
     const service = await serve(() => {});
