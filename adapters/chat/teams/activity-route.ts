@@ -26,11 +26,14 @@ export interface ActivityRouteOptions {
 const accepted: HttpResponse = { status: 200, headers: {}, body: '' };
 
 /**
- * A refused token's `401`, with the challenge RFC 9110 §11.6.1 requires: the Bot Connector sends a
- * bearer token, and RFC 6750 §3.1 names what was wrong with one.
+ * A refused activity's `401`, with the challenge RFC 9110 §11.6.1 requires: the Bot Connector sends
+ * a bearer token, and RFC 6750 §3.1 names what was wrong with one that came (`invalid_token`), and
+ * nothing when none came, or another scheme.
  */
-const refusedToken = (details: string): HttpResponse =>
-  errorResponse(401, details, { 'www-authenticate': 'Bearer error="invalid_token"' });
+const refusedToken = (authorization: string | undefined, details: string): HttpResponse =>
+  errorResponse(401, details, {
+    'www-authenticate': /^bearer /i.test(authorization ?? '') ? 'Bearer error="invalid_token"' : 'Bearer',
+  });
 
 /**
  * `POST /teams/messages`, the bot's messaging endpoint (docs/teams.md). The `Authorization` token
@@ -47,7 +50,7 @@ export function activityRoute(options: ActivityRouteOptions): Route {
     async handle(request) {
       const receivedAt = performance.now();
       const verdict = await options.verifyToken(request.method, request.headers.authorization);
-      if (!verdict.ok) return refusedToken(verdict.details);
+      if (!verdict.ok) return refusedToken(request.headers.authorization, verdict.details);
       const context = options.connected();
       if (context === null) {
         return errorResponse(503, 'The Teams transport is not connected to a notifier yet', {
@@ -58,7 +61,10 @@ export function activityRoute(options: ActivityRouteOptions): Route {
       if (!parsed.ok) return errorResponse(400, parsed.details);
       const { activity } = parsed;
       if (!serviceUrlMatches(verdict.claims, activity.serviceUrl)) {
-        return refusedToken('The activity token was issued for another service URL');
+        return refusedToken(
+          request.headers.authorization,
+          'The activity token was issued for another service URL',
+        );
       }
       // A bot registration may have other channels (Web Chat, Direct Line), whose clients choose
       // what an activity says of its sender and conversation: only Teams vouches for them.
