@@ -23,6 +23,28 @@ export interface ChatPlatformSettings {
   NOTIFY_INBOX?: boolean | undefined;
 }
 
+/**
+ * A platform's adapter, loaded with its SDK, an optional peer dependency of the package: an error
+ * naming the setting that turned the platform on and what to install, when the SDK is not installed
+ * (an application that installed the package and runs its executable).
+ */
+export async function platformAdapter<T>(
+  setting: string,
+  sdks: readonly string[],
+  load: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    const missing = sdks.some((sdk) => String(message).includes(`'${sdk}'`));
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !missing) throw error;
+    throw new Error(`${setting} is set, but its SDK is not installed: npm install ${sdks.join(' ')}`, {
+      cause: error,
+    });
+  }
+}
+
 /** The installations a seed names: `"slack": {"teamId": "T…", "botToken": "xoxb-…"}` beside `"users"`. */
 const seedInstallationsSchema = z.object({
   organizations: z.array(
@@ -98,8 +120,10 @@ async function teamsFromSettings(
       'Teams is on, but no organization of the seed has a "teams" tenant: nobody is reached on Teams',
     );
   }
-  const { clientCredentialsTokenProvider, fixedTeamsTenants, teamsTransport } = await import(
-    '../../adapters/chat/teams/index.js'
+  const { clientCredentialsTokenProvider, fixedTeamsTenants, teamsTransport } = await platformAdapter(
+    'TEAMS_APP_ID',
+    ['@microsoft/agents-hosting', '@microsoft/agents-activity'],
+    () => import('../../adapters/chat/teams/index.js'),
   );
   return teamsTransport({
     appId,
@@ -149,7 +173,11 @@ export async function chatTransports(
         'Slack is on, but no organization of the seed has a "slack" installation: nobody is reached on Slack',
       );
     }
-    const { slackTransport } = await import('../../adapters/chat/slack/index.js');
+    const { slackTransport } = await platformAdapter(
+      'SLACK_SIGNING_SECRET',
+      ['@slack/web-api'],
+      () => import('../../adapters/chat/slack/index.js'),
+    );
     transports.push(
       slackTransport({
         signingSecret: settings.SLACK_SIGNING_SECRET,
