@@ -26,9 +26,12 @@ const seedKeySchema = z.strictObject({
     .min(16)
     .regex(sendableKey, 'must be printable ASCII, without spaces at either end, to be sent in X-API-Key'),
 });
+/** A name shown in messages' footers and on the account pages: one line, as a key's label is. */
+const seedName = seedText(200).refine(oneLine, oneLineMessage);
+
 const seedUserSchema = z.strictObject({
   email: emailAddress(),
-  name: seedText(200),
+  name: seedName,
   role: z.enum(['admin', 'member']).default('member'),
   /** Sign-in password for the account pages of the embedding application (empty: none); not used by the API. */
   password: boundedText(0, 1024).optional(),
@@ -46,7 +49,7 @@ export const seedSchema = z
     organizations: z.array(
       z.strictObject({
         id: seedText(200),
-        name: seedText(200),
+        name: seedName,
         users: z.array(seedUserSchema),
         /** The organization's Slack workspace installation, read by the standalone host's Slack transport. */
         slack: z.strictObject({ teamId: z.string().min(1), botToken: z.string().min(1) }).optional(),

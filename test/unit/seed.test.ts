@@ -153,6 +153,18 @@ describe('a seed whose names and labels no store could keep as text', () => {
       'organizations[0].users[0].apiKeys[0].label',
     ],
     [
+      'a user name of two lines',
+      { userName: 'Bob\nRoe' },
+      'must be one line of text',
+      'organizations[0].users[0].name',
+    ],
+    [
+      'an organization name of two lines',
+      { name: 'Acme\r\nCorp' },
+      'must be one line of text',
+      'organizations[0].name',
+    ],
+    [
       'a key label of 101 characters',
       { label: 'é'.repeat(101) },
       'must be 1 to 100 characters',
