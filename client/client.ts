@@ -161,7 +161,7 @@ export function createClient(options: ClientOptions): NotifyClient {
     const { signal } = request;
     const failure = (init: NotifyClientErrorInit) =>
       new NotifyClientError({ ...init, idempotencyKey: request.idempotencyKey });
-    /** How long the call has waited on a send still running after one of its attempts timed out. */
+    /** How long the call has waited on a send still running after one of its attempts got no answer. */
     let waitedOnRunning: number | null = null;
     for (let attempt = 1; ; attempt += 1) {
       signal?.throwIfAborted();
@@ -175,7 +175,7 @@ export function createClient(options: ClientOptions): NotifyClient {
           cause: answered.error,
         });
         // The service may still be sending under the key: its repeats are answered 409 until then.
-        if (answered.timedOut && request.idempotencyKey !== undefined) waitedOnRunning ??= 0;
+        if (request.idempotencyKey !== undefined) waitedOnRunning ??= 0;
         if (attempt >= policy.maxAttempts) throw lost;
         await pause(sleep, backoffDelay(policy, attempt), signal);
         continue;
@@ -200,15 +200,25 @@ export function createClient(options: ClientOptions): NotifyClient {
       }
 
       const refused = errorFromAnswer(response, text);
-      // A send whose attempt timed out runs on in the service: its 409s say so, and are waited out
-      // without counting, up to a while, until the repeat gets the send's answer.
-      if (response.status === 409 && waitedOnRunning !== null && waitedOnRunning < longestWaitOnRunningMs) {
-        const delay = (refused.retryAfterSeconds ?? 1) * 1000;
+      // A send whose attempt got no answer, or a gateway's error, may run on in the service: its 409s
+      // say so, and are waited out without counting, a second at least and up to a while in all,
+      // until the repeat gets the send's answer.
+      if (
+        response.status === 409 &&
+        waitedOnRunning !== null &&
+        waitedOnRunning < longestWaitOnRunningMs &&
+        (refused.retryAfterSeconds ?? 0) <= longestRetryAfterSeconds
+      ) {
+        const delay = Math.min(
+          Math.max((refused.retryAfterSeconds ?? 1) * 1000, 1000),
+          longestWaitOnRunningMs - waitedOnRunning,
+        );
         waitedOnRunning += delay;
         attempt -= 1;
         await pause(sleep, delay, signal);
         continue;
       }
+      if (response.status >= 500 && request.idempotencyKey !== undefined) waitedOnRunning ??= 0;
       if (
         !worthRetrying(response.status, request.retryable) ||
         attempt >= policy.maxAttempts ||

@@ -232,6 +232,39 @@ describe('the client against a scripted fetch', () => {
     expect((failure as NotifyClientError).details).toMatch(/redirect to http:\/\/elsewhere\.test\/steal/);
   });
 
+  describe('a send that may still run in the service after an attempt got no answer', () => {
+    const busy = (retryAfter: string) =>
+      error(409, 'A request with this Idempotency-Key is still being processed', {
+        'retry-after': retryAfter,
+      });
+
+    it("waits out its 409s after a gateway's 502 without counting them, and gets its answer", async () => {
+      const { client, seen, delays } = scripted([error(502, 'Bad Gateway'), busy('1'), busy('1'), sent()], {
+        maxAttempts: 2,
+        baseDelayMs: 0,
+      });
+      expect((await client.send(plain)).notification_id).toBe('notif_AbCdEfGhIjKlMnOpQrStUvWx');
+      expect(seen).toHaveLength(4);
+      expect(delays.slice(1)).toEqual([1000, 1000]);
+    });
+
+    it('waits a second at least on a Retry-After of 0, and 15 minutes in all, then gives up with the 409', async () => {
+      const steps = [networkError(), ...Array.from({ length: 1000 }, () => busy('0'))];
+      const { client, delays } = scripted(steps, { maxAttempts: 2, baseDelayMs: 0 });
+      const failure = await client.send(plain).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ status: 409 });
+      const waits = delays.slice(1);
+      expect(waits.every((delay) => delay === 1000)).toBe(true);
+      expect(waits.reduce((sum, delay) => sum + delay, 0)).toBe(15 * 60_000);
+    });
+
+    it('does not wait out a 409 asking for more than 10 minutes', async () => {
+      const { client, delays } = scripted([networkError(), busy('3600')], { maxAttempts: 5, baseDelayMs: 0 });
+      await expect(client.send(plain)).rejects.toMatchObject({ status: 409, retryAfterSeconds: 3600 });
+      expect(delays).toHaveLength(1);
+    });
+  });
+
   it('describes an error answer that is not JSON', async () => {
     const { client } = scripted(
       [new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })],
