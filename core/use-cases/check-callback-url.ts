@@ -97,11 +97,12 @@ async function giveKeyBack(
 }
 
 /**
- * Finishes `request` without an event, cancelling its timeout, and lets it expire at once. Should
- * the store fail, the request is left to time out unseen: its callback, were it ever due, checks
- * the address again before connecting, and is refused by the same rule.
+ * Finishes `request` without an event, cancelling its timeout, and lets it expire at once: no copy
+ * of it went out. Should the store fail, the request is left to time out unseen: its callback, were
+ * it ever due, finds it reached nobody, and for a refused address checks the address again before
+ * connecting, and is refused by the same rule.
  */
-async function withdrawRequest(context: CoreContext, request: InteractiveRequest): Promise<void> {
+export async function withdrawRequest(context: CoreContext, request: InteractiveRequest): Promise<void> {
   const withdrawn = nextVersion(request, request.recipients, context.clock.now());
   try {
     await context.storage.requests.updateRequest(
@@ -111,7 +112,7 @@ async function withdrawRequest(context: CoreContext, request: InteractiveRequest
       { ttlMs: 1 },
     );
   } catch (error) {
-    context.logger.warn('could not withdraw the request of a refused callback_url; it times out unseen', {
+    context.logger.warn('could not withdraw a request nothing was sent of; it times out unseen', {
       requestId: request.id,
       error: String(error),
     });

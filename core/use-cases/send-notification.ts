@@ -10,6 +10,7 @@ import { plainView, requestViews } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
+import { withdrawRequest } from './check-callback-url.js';
 import {
   type DeliveredCopies,
   deliverCopies,
@@ -119,6 +120,9 @@ async function sendInteractive(
   else if (copies.requestVersions.some((version) => version !== request.version)) {
     await refreshCopies(context, request.id, request.version);
   }
+  // Nothing went out, and no repeat can send it while a recipient is on no platform: the request
+  // does not wait for its timeout (a repeat that can stores it again).
+  if (copies.withheld) await withdrawRequest(context, request);
   throwIfFailed(copies);
   return {
     status: 'ok',

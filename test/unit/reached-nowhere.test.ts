@@ -43,9 +43,10 @@ describe('a send to a recipient no platform reaches', () => {
 
   async function start() {
     const platform = choosyInbox();
-    notifier = createNotifier({ storage: memoryStorage(), transports: [platform.transport] });
+    const storage = memoryStorage();
+    notifier = createNotifier({ storage, transports: [platform.transport] });
     await notifier.seed(testSeed);
-    return { notifier, ...platform };
+    return { notifier, storage, ...platform };
   }
 
   const counts = async (target: Notifier) =>
@@ -67,6 +68,23 @@ describe('a send to a recipient no platform reaches', () => {
       });
     }
     expect(await counts(world.notifier)).toEqual([0, 0, 0]);
+  });
+
+  it('withdraws the interactive request nothing was sent of, and stores it again for a repeat once everyone is reached', async () => {
+    const world = await start();
+    world.missing.add('carol@acme.test');
+    const body = interactiveBody(recipients);
+    const key = { 'idempotency-key': 'new-hire' };
+    expect((await post(world.notifier, body, key))?.status).toBe(500);
+    // No timeout waits, and so no callback: the request's id was never answered.
+    expect(await world.storage.dueWork.nextRunAt()).toBeNull();
+    world.missing.clear();
+    const sent = await post(world.notifier, body, key);
+    expect(sent?.status).toBe(200);
+    const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
+    expect(await world.storage.requests.getRequest(requestId)).toMatchObject({ status: 'pending' });
+    expect(await world.storage.dueWork.nextRunAt()).not.toBeNull();
+    expect(await counts(world.notifier)).toEqual([1, 1, 1]);
   });
 
   it('says so of a send to that recipient alone too', async () => {
