@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
-import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ChatTransport, RecipientGoneError } from '../../core/adapter-kit.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import { inboxOf, interactiveBody, plainBody, post } from '../support/api-requests.js';
+import { memoryAndRedisStorages } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
 
 /**
@@ -35,7 +35,9 @@ function choosyInbox() {
 
 const recipients = ['alice@acme.test', 'carol@acme.test', 'dave@acme.test'];
 
-describe('a send to a recipient no platform reaches', () => {
+const storages = await memoryAndRedisStorages('sends to recipients no platform reaches');
+
+describe.each(storages)('a send to a recipient no platform reaches, on %s', (_name, makeStorage) => {
   let notifier: Notifier | undefined;
   afterEach(async () => {
     await notifier?.stop();
@@ -43,7 +45,7 @@ describe('a send to a recipient no platform reaches', () => {
 
   async function start() {
     const platform = choosyInbox();
-    const storage = memoryStorage();
+    const storage = makeStorage();
     notifier = createNotifier({ storage, transports: [platform.transport] });
     await notifier.seed(testSeed);
     return { notifier, storage, ...platform };
