@@ -99,7 +99,7 @@ export function plainView(notificationId: string, text: string): MessageView {
 export function requestViews(request: InteractiveRequest): (recipientKey: string) => MessageView {
   const parsed = lazyDocument(request.message);
   const buttons = request.options.map(({ text, value }) => ({ text, value }));
-  const sender = `Sent by ${request.sender.name}`;
+  const sender = `Sent by ${isolated(request.sender.name)}`;
   const finished = request.status === 'finished';
   let until: string | undefined;
   const untilText = (): string => {
@@ -116,14 +116,14 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
         openFooter ??= `Please answer within ${formatDuration(request.expiresAt - request.createdAt)} (until ${untilText()}) · ${sender}`;
         return openFooter;
       case 'answered':
-        return `You answered “${selectedText}” · ${sender}`;
+        return `You answered “${isolated(selectedText ?? '')}” · ${sender}`;
       case 'changeable':
-        return `Your answer: “${selectedText}”. You can change it until ${untilText()} · ${sender}`;
+        return `Your answer: “${isolated(selectedText ?? '')}”. You can change it until ${untilText()} · ${sender}`;
       case 'expired':
         expiredFooter ??= `This request expired at ${formatUtc(request.finishedAt ?? request.expiresAt)} without your answer · ${sender}`;
         return expiredFooter;
       case 'closed':
-        return `Closed. Your answer: “${selectedText}” · ${sender}`;
+        return `Closed. Your answer: “${isolated(selectedText ?? '')}” · ${sender}`;
     }
   };
   return (recipientKey) => {
@@ -158,6 +158,16 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
     );
   };
 }
+
+/** Characters that set the direction of the text after them: an override, an embedding, a mark. */
+const directionControls = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
+/**
+ * A caller's text (an option, a name) set in a footer, isolated (U+2068 … U+2069) when it holds a
+ * direction control: an unclosed right-to-left override in an option would otherwise turn the rest
+ * of the footer around, and could make it show another sender than the real one.
+ */
+const isolated = (text: string): string => (directionControls.test(text) ? `\u2068${text}\u2069` : text);
 
 /** What one recipient of an interactive request sees now (docs/behaviour.md#what-recipients-see). */
 export function requestView(request: InteractiveRequest, recipientKey: string): MessageView {

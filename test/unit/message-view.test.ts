@@ -203,6 +203,24 @@ describe('requestView', () => {
     expect(bobView.selectedText).toBe('Reject');
   });
 
+  it('isolates an option or a name holding a direction control, so that it cannot turn the footer around', () => {
+    const spoof = 'Yes\u202E yb tneS';
+    const r = request('onUserAction', 'finished', 'approve', {
+      options: [
+        { text: spoof, value: 'approve' },
+        { text: 'Reject', value: 'reject' },
+      ],
+      sender: { userId: 'u_eve', name: 'Eve\u202E' },
+    });
+    expect(requestView(r, alice).footer).toBe(
+      `Closed. Your answer: “\u2068${spoof}\u2069” · Sent by \u2068Eve\u202E\u2069`,
+    );
+    // Text without one reads as written, with nothing added.
+    expect(requestView(request('onUserAction', 'finished', 'approve'), alice).footer).toBe(
+      'Closed. Your answer: “Approve ✅” · Sent by Bob Builder',
+    );
+  });
+
   it('carries the version of the request it shows', () => {
     const r = { ...request('onTimeout', 'pending', 'approve'), version: 7 };
     expect(requestView(r, alice).version).toBe(7);
