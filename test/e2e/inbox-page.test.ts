@@ -321,4 +321,82 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     expect(await focused()).toMatchObject({ tag: 'ARTICLE', message: before.message });
     await tab.close();
   });
+
+  it('keeps a long line of code inside its message on a phone, where it scrolls', async () => {
+    await sink.deliver(
+      'alice@acme.test',
+      view({
+        kind: 'plain',
+        sendId: 'notif_CodeCodeCodeCodeCodeCode',
+        text: `Log:\n\n\`\`\`\n${'x'.repeat(200)}\n\`\`\``,
+        buttons: [],
+        buttonsEnabled: false,
+        state: 'plain',
+        footer: null,
+      }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const phone = await browser.newPage({ viewport: { width: 360, height: 800 } });
+    await phone.goto(`http://127.0.0.1:${port}${mount}/inbox#alice%40acme.test`);
+    await phone.locator('article.msg pre').waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    const code = phone.locator('article.msg pre');
+    expect(await code.evaluate((node) => node.scrollWidth > node.clientWidth)).toBe(true);
+    await phone.close();
+  });
+
+  it('names each group of answers by its message, and says arrivals in the status line rather than redrawing a live feed', async () => {
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox#bob%40acme.test`);
+    const question = tab.locator('article.msg').filter({ hasText: 'For Bob only' });
+    await question.waitFor();
+    expect(await tab.locator('#feed').getAttribute('aria-live')).toBeNull();
+    const group = question.getByRole('group', { name: 'Answer' });
+    const describedBy = (await group.getAttribute('aria-describedby')) ?? '';
+    expect(await tab.locator(`[id="${describedBy}"]`).textContent()).toBe('For Bob only');
+    const count = await tab.locator('article.msg').count();
+    await sink.deliver('bob@acme.test', view({ sendId: 'req_ArrivedArrivedArrivedAr', text: 'Arrived' }));
+    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(count + 1);
+    expect(await tab.getByRole('status').textContent()).toBe('A new message');
+    await tab.close();
+  });
+
+  it('puts focus back on the same option when two share a label', async () => {
+    await sink.deliver(
+      'alice@acme.test',
+      view({
+        sendId: 'req_SameSameSameSameSameSame',
+        text: 'Which one?',
+        buttons: [
+          { text: 'Same', value: 'a' },
+          { text: 'Same', value: 'b' },
+        ],
+      }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox#alice%40acme.test`);
+    const question = tab.locator('article.msg').filter({ hasText: 'Which one?' });
+    await question.locator('.actions button').nth(1).focus();
+    const count = await tab.locator('article.msg').count();
+    await sink.deliver('alice@acme.test', view({ sendId: 'req_RedrawRedrawRedrawRedra', text: 'Redraw' }));
+    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(count + 1);
+    expect(await tab.evaluate(() => (document.activeElement as HTMLButtonElement | null)?.value)).toBe('b');
+    await tab.close();
+  });
+
+  it('serves the page at /inbox/ too, and shows the user a changed address names', async () => {
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox/#alice%40acme.test`);
+    await tab.locator('article.msg').first().waitFor();
+    expect(await tab.locator('#user').inputValue()).toBe('alice@acme.test');
+    await tab.evaluate(() => {
+      location.hash = '#bob%40acme.test';
+    });
+    await expect.poll(() => tab.locator('#user').inputValue()).toBe('bob@acme.test');
+    await expect.poll(() => tab.locator('article.msg .content').allTextContents()).toContain('For Bob only');
+    await tab.close();
+  });
 });

@@ -388,6 +388,7 @@ describe('inbox transport', () => {
     it('serves the page and the API under /inbox', () => {
       expect(transport.routes.map((route) => `${route.method} ${route.path}`)).toEqual([
         'GET /inbox',
+        'GET /inbox/',
         'GET /inbox/api/users',
         'GET /inbox/api/messages',
         'POST /inbox/api/messages/:id/click',

@@ -73,11 +73,19 @@ export const pageScript = String.raw`
     if (users.some((user) => user.email === wanted)) select.value = wanted;
   }
 
+  /** The id of a message's text, which its buttons' group is described by. */
+  const contentIdOf = (message) => 'text-' + message.id;
+
   function renderButtons(message) {
     const actions = el('div', 'actions');
+    // Named for what it answers: a screen reader browsing buttons hears which message each is of.
+    actions.setAttribute('role', 'group');
+    actions.setAttribute('aria-label', 'Answer');
+    actions.setAttribute('aria-describedby', contentIdOf(message));
     for (const button of message.buttons) {
       const node = el('button', button.value === message.selected ? 'selected' : '', button.text);
       node.type = 'button';
+      node.value = button.value;
       node.setAttribute('aria-pressed', String(button.value === message.selected));
       node.addEventListener('click', () => sendClick(message, button, actions));
       actions.append(node);
@@ -103,6 +111,7 @@ export const pageScript = String.raw`
     const meta = el('div', 'meta');
     meta.append(el('span', 'sender', 'Notifier'), el('span', 'badge ' + message.kind, badgeText(message, open)));
     const content = el('div', 'content');
+    content.id = contentIdOf(message);
     // The only HTML insertion: the server renders it from markdown and escapes everything else.
     content.innerHTML = message.html;
     bubble.append(meta, content);
@@ -119,12 +128,12 @@ export const pageScript = String.raw`
     return card;
   }
 
-  /** Where keyboard focus is in the feed (its message, and the button's text), or null. */
+  /** Where keyboard focus is in the feed (its message, and the button's option value), or null. */
   function focusInFeed() {
     const active = document.activeElement;
     const card = active && feed.contains(active) ? active.closest('article') : null;
     if (!card) return null;
-    return { id: card.dataset.id, button: active.tagName === 'BUTTON' ? active.textContent : null };
+    return { id: card.dataset.id, button: active.tagName === 'BUTTON' ? active.value : null };
   }
 
   /** Puts keyboard focus back where it was before a redraw: the same button, or else its message. */
@@ -132,7 +141,8 @@ export const pageScript = String.raw`
     if (!place) return;
     const card = [...feed.querySelectorAll('article')].find((node) => node.dataset.id === place.id);
     if (!card) return;
-    const button = [...card.querySelectorAll('button')].find((node) => node.textContent === place.button);
+    // By value: two options may share a text, never a value.
+    const button = [...card.querySelectorAll('button')].find((node) => node.value === place.button);
     (button && !button.disabled ? button : card).focus({ preventScroll: true });
   }
 
@@ -154,6 +164,9 @@ export const pageScript = String.raw`
     if (key === messagesKey) return;
     // Like a chat client: jump to the newest message when it arrives or when another user is picked.
     const grew = email !== shownEmail || messages.length > shownCount;
+    // The feed is redrawn whole, so it is no live region: the status line says what arrived.
+    const arrived = email === shownEmail ? messages.length - shownCount : 0;
+    if (arrived > 0) showStatus(arrived === 1 ? 'A new message' : arrived + ' new messages', false);
     messagesKey = key;
     shownEmail = email;
     shownCount = messages.length;
@@ -206,6 +219,15 @@ export const pageScript = String.raw`
   select.addEventListener('change', () => {
     const target = select.value ? '#' + encodeURIComponent(select.value) : location.pathname + location.search;
     history.replaceState(null, '', target);
+    messagesKey = '';
+    refresh();
+  });
+
+  // A link or bookmark to another user's inbox opened in this page: show that user.
+  window.addEventListener('hashchange', () => {
+    const wanted = wantedUser();
+    if (wanted === select.value || ![...select.options].some((option) => option.value === wanted)) return;
+    select.value = wanted;
     messagesKey = '';
     refresh();
   });

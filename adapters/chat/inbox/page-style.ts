@@ -36,7 +36,11 @@ select {
   min-width: 240px; max-width: 70vw; padding: 7px 10px; border-radius: 8px;
   border: 1px solid var(--line); background: var(--bg); color: var(--text); font: inherit;
 }
-main { max-width: 760px; margin: 0 auto; padding: 20px 16px 72px; display: grid; gap: 14px; }
+main {
+  max-width: 760px; margin: 0 auto; padding: 20px 16px 72px; display: grid; gap: 14px;
+  /* A column no wider than the page: a long line of code scrolls in its box, not the page. */
+  grid-template-columns: minmax(0, 1fr);
+}
 .empty { text-align: center; color: var(--muted); padding: 48px 0; }
 .msg { display: flex; gap: 10px; align-items: flex-start; }
 .avatar {
@@ -73,7 +77,7 @@ main { max-width: 760px; margin: 0 auto; padding: 20px 16px 72px; display: grid;
   max-width: 100%; overflow-wrap: anywhere;
   background: var(--ok-soft); color: var(--ok); font-size: 13px;
 }
-.choice strong { font-weight: 700; }
+.choice strong { font-weight: 700; unicode-bidi: isolate; }
 .footer { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
 .status {
   position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); margin: 0;

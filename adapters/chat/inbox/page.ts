@@ -29,7 +29,7 @@ export function renderInboxPage(nonce: string): string {
     <select id="user"><option value="">Loading users…</option></select>
   </label>
 </header>
-<main id="feed" aria-live="polite"></main>
+<main id="feed"></main>
 <p id="status" class="status" role="status"></p>
 <script nonce="${nonce}">${pageScript}</script>
 </body>

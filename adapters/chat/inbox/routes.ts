@@ -24,6 +24,8 @@ export function inboxRoutes(connected: () => ConnectedContext | null): readonly 
 
   return [
     route('GET', '/inbox', handlePage),
+    // Typed or completed with a slash at its end: the page's script finds its API either way.
+    route('GET', '/inbox/', handlePage),
     route('GET', '/inbox/api/users', handleListUsers),
     route('GET', '/inbox/api/messages', handleListMessages),
     route('POST', '/inbox/api/messages/:id/click', handleClick),
