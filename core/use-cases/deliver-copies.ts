@@ -231,14 +231,25 @@ function reachedNowhere(
   addresses: readonly Found[],
 ): ResolvedRecipient[] {
   const nowhere: ResolvedRecipient[] = [];
+  eachRecipient(recipients, pendingOf, addresses, (recipient, mine) => {
+    if (mine.length === platforms && mine.every(isNowhere)) nowhere.push(recipient);
+  });
+  return nowhere;
+}
+
+/** Calls `visit` with each recipient and what its copies came to, in turn (`pendingOf` of each). */
+function eachRecipient<T>(
+  recipients: readonly ResolvedRecipient[],
+  pendingOf: readonly number[],
+  ofCopies: readonly T[],
+  visit: (recipient: ResolvedRecipient, mine: readonly T[]) => void,
+): void {
   let next = 0;
   recipients.forEach((recipient, index) => {
     const count = pendingOf[index]!;
-    const mine = addresses.slice(next, next + count);
+    visit(recipient, ofCopies.slice(next, next + count));
     next += count;
-    if (count === platforms && mine.every(isNowhere)) nowhere.push(recipient);
   });
-  return nowhere;
 }
 
 /** Whether a platform's answer says it does not reach the recipient. */
@@ -274,13 +285,9 @@ function unreachedOf(
 ): ResolvedRecipient[] {
   const { transports } = context;
   const unreached: ResolvedRecipient[] = [];
-  let next = 0;
-  recipients.forEach((recipient, index) => {
-    const pending = pendingOf[index]!;
-    const mine = outcomes.slice(next, next + pending);
-    next += pending;
+  eachRecipient(recipients, pendingOf, outcomes, (recipient, mine) => {
     // A platform that could not tell whether it reaches the recipient failed like a delivery.
-    if (pending === transports.length && mine.every((outcome) => outcome === 'unreachable')) {
+    if (mine.length === transports.length && mine.every((outcome) => outcome === 'unreachable')) {
       context.logger.warn('no chat platform reaches this recipient', { sendId, userId: recipient.user.id });
       unreached.push(recipient);
       return;
