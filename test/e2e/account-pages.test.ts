@@ -87,6 +87,15 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     return dialog.getByLabel('New API key').inputValue();
   }
 
+  /** Signs the browser out from a tab of its own, while the pages of the others stay open. */
+  async function signOutInAnotherTab(context: BrowserContext): Promise<Page> {
+    const elsewhere = await context.newPage();
+    await elsewhere.goto(`${service.base}/account`);
+    await elsewhere.getByRole('button', { name: 'Sign out' }).click();
+    await elsewhere.waitForURL(`${service.base}/signin`);
+    return elsewhere;
+  }
+
   const notify = (apiKey: string) =>
     fetch(`${service.base}/api/notify`, {
       method: 'POST',
@@ -259,10 +268,7 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
   it('sends a person whose session ended while the page was open to the sign-in and back, creating nothing', async () => {
     const { context, page } = await newPage();
     await signIn(page, bob);
-    const elsewhere = await context.newPage();
-    await elsewhere.goto(`${service.base}/account`);
-    await elsewhere.getByRole('button', { name: 'Sign out' }).click();
-    await elsewhere.waitForURL(`${service.base}/signin`);
+    await signOutInAnotherTab(context);
     await page.getByLabel('Label').fill('after sign-out');
     await page.getByRole('button', { name: 'Generate key' }).click();
     await page.waitForURL(`${service.base}/signin?next=%2Faccount`);
@@ -278,11 +284,7 @@ describe.skipIf(skip)('the account pages in a real browser (standalone service)'
     const { context, page } = await newPage();
     await signIn(page, bob);
     // Someone signs in as another person in another tab: the open page's token is bob's.
-    const elsewhere = await context.newPage();
-    await elsewhere.goto(`${service.base}/account`);
-    await elsewhere.getByRole('button', { name: 'Sign out' }).click();
-    await elsewhere.waitForURL(`${service.base}/signin`);
-    await signIn(elsewhere, alice);
+    await signIn(await signOutInAnotherTab(context), alice);
     await page.getByLabel('Label').fill('stale page');
     await page.getByRole('button', { name: 'Generate key' }).click();
     await expect

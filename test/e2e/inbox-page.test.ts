@@ -226,6 +226,13 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     });
   });
 
+  /** Delivers `message` to `email` and waits until the page `tab` shows it, its feed redrawn. */
+  async function arrives(tab: Page, email: string, message: MessageView): Promise<void> {
+    const count = await tab.locator('article.msg').count();
+    await sink.deliver(email, message);
+    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(count + 1);
+  }
+
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
@@ -355,9 +362,7 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     const group = question.getByRole('group', { name: 'Answer' });
     const describedBy = (await group.getAttribute('aria-describedby')) ?? '';
     expect(await tab.locator(`[id="${describedBy}"]`).textContent()).toBe('For Bob only');
-    const count = await tab.locator('article.msg').count();
-    await sink.deliver('bob@acme.test', view({ sendId: 'req_ArrivedArrivedArrivedAr', text: 'Arrived' }));
-    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(count + 1);
+    await arrives(tab, 'bob@acme.test', view({ sendId: 'req_ArrivedArrivedArrivedAr', text: 'Arrived' }));
     expect(await tab.getByRole('status').textContent()).toBe('A new message');
     await tab.close();
   });
@@ -379,9 +384,7 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     await tab.goto(`http://127.0.0.1:${port}${mount}/inbox#alice%40acme.test`);
     const question = tab.locator('article.msg').filter({ hasText: 'Which one?' });
     await question.locator('.actions button').nth(1).focus();
-    const count = await tab.locator('article.msg').count();
-    await sink.deliver('alice@acme.test', view({ sendId: 'req_RedrawRedrawRedrawRedra', text: 'Redraw' }));
-    await expect.poll(() => tab.locator('article.msg').count(), { timeout: 10_000 }).toBe(count + 1);
+    await arrives(tab, 'alice@acme.test', view({ sendId: 'req_RedrawRedrawRedrawRedra', text: 'Redraw' }));
     expect(await tab.evaluate(() => (document.activeElement as HTMLButtonElement | null)?.value)).toBe('b');
     await tab.close();
   });
