@@ -4,7 +4,7 @@ import { normalizeEmail } from '../domain/directory.js';
 import { NotifyError } from '../errors.js';
 import { emailAddress } from '../schemas/email-address.js';
 import { boundedText, isBlank, oneLine, oneLineMessage } from '../schemas/text-rules.js';
-import { storeApiKey } from './api-keys.js';
+import { maxValidKeysPerUser, storeApiKey } from './api-keys.js';
 
 /**
  * A key as a caller can send it in `X-API-Key`: printable ASCII, since a header carries bytes read as
@@ -35,7 +35,10 @@ const seedUserSchema = z.strictObject({
   role: z.enum(['admin', 'member']).default('member'),
   /** Sign-in password for the account pages of the embedding application (empty: none); not used by the API. */
   password: boundedText(0, 1024).optional(),
-  apiKeys: z.array(seedKeySchema).default([]),
+  apiKeys: z
+    .array(seedKeySchema)
+    .max(maxValidKeysPerUser, `must hold at most ${maxValidKeysPerUser} keys, the most a user may`)
+    .default([]),
 });
 
 /**

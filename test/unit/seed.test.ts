@@ -113,6 +113,8 @@ describe('a seed whose names and labels no store could keep as text', () => {
     userName?: string;
     label?: string;
     password?: string;
+    /** How many keys the user is given (one by default). */
+    keys?: number;
   }) => ({
     organizations: [
       {
@@ -123,7 +125,10 @@ describe('a seed whose names and labels no store could keep as text', () => {
             email: 'a@o1.test',
             name: change.userName ?? 'Ann',
             ...(change.password === undefined ? {} : { password: change.password }),
-            apiKeys: [{ label: change.label ?? 'deploy bot', key: 'cnk_seeded_text_00000000001' }],
+            apiKeys: Array.from({ length: change.keys ?? 1 }, (_, index) => ({
+              label: change.label ?? 'deploy bot',
+              key: `cnk_seeded_text_${String(index + 1).padStart(11, '0')}`,
+            })),
           },
         ],
       },
@@ -163,6 +168,12 @@ describe('a seed whose names and labels no store could keep as text', () => {
       { name: 'Acme\r\nCorp' },
       'must be one line of text',
       'organizations[0].name',
+    ],
+    [
+      'a user given 51 keys, one more than a user may hold',
+      { keys: 51 },
+      'must hold at most 50 keys, the most a user may',
+      'organizations[0].users[0].apiKeys',
     ],
     [
       'a key label of 101 characters',
