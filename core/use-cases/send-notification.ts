@@ -10,7 +10,6 @@ import { plainView, requestViews } from '../request/message-view.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { NotificationSent, RequestCreated } from '../schemas/responses.js';
 import { generateCallbackSecret } from '../security/callback-secret.js';
-import { withdrawRequest } from './check-callback-url.js';
 import {
   type DeliveredCopies,
   deliverCopies,
@@ -18,6 +17,7 @@ import {
   updateCopies,
 } from './deliver-copies.js';
 import { refreshLeftBehind } from './refresh-copies.js';
+import { withdrawRequest } from './withdraw-request.js';
 
 /** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
 export interface SendAttempt {
