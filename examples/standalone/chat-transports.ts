@@ -21,6 +21,21 @@ export interface ChatPlatformSettings {
   TEAMS_TOKEN_ENDPOINT?: string | undefined;
   /** Forces the local inbox on (true) or off (false); unset, it is on only when no other platform is. */
   NOTIFY_INBOX?: boolean | undefined;
+  /** Host names the inbox answers besides localhost and IP addresses, or true for any. */
+  NOTIFY_INBOX_HOSTS?: string[] | true | undefined;
+  /** The address the service listens on: a host name there is one the inbox answers. */
+  HOST?: string | undefined;
+}
+
+/**
+ * The names the inbox answers: `NOTIFY_INBOX_HOSTS`, and `HOST` when it is a name rather than an
+ * address, since the service's log gives the inbox's address with it.
+ */
+function inboxHostsOf(settings: ChatPlatformSettings): string[] | true {
+  const named = settings.NOTIFY_INBOX_HOSTS ?? [];
+  if (named === true) return true;
+  const host = settings.HOST ?? '';
+  return /[a-z]/i.test(host) && !host.includes(':') ? [...named, host] : named;
 }
 
 /**
@@ -189,7 +204,9 @@ export async function chatTransports(
   }
   const teams = await teamsFromSettings(settings, seed, logger);
   if (teams) transports.push(teams);
-  if (settings.NOTIFY_INBOX ?? transports.length === 0) transports.push(inboxTransport());
+  if (settings.NOTIFY_INBOX ?? transports.length === 0) {
+    transports.push(inboxTransport({ allowedHosts: inboxHostsOf(settings) }));
+  }
   if (transports.length === 0) {
     throw new Error(
       'No chat platform is on: NOTIFY_INBOX=0 turns the local inbox off, and neither Slack (SLACK_SIGNING_SECRET) nor Teams (TEAMS_APP_ID) is set; every send would fail',

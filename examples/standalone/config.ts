@@ -92,6 +92,19 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** `*`, or host names separated by commas (`inbox.example.com,inbox.internal`). */
+const inboxHosts = z.string().transform((value, context): true | string[] => {
+  if (value.trim() === '*') return true;
+  const names = value.split(',').map((name) => name.trim());
+  const wrong = names.filter((name) => !z.hostname().safeParse(name).success);
+  if (wrong.length === 0) return names;
+  context.addIssue({
+    code: 'custom',
+    message: `must be * (any host) or host names separated by commas, without scheme or port; not ${wrong.map((name) => JSON.stringify(name)).join(', ')}`,
+  });
+  return z.NEVER;
+});
+
 const environmentSchema = z
   .object({
     PORT: port,
@@ -136,6 +149,8 @@ const environmentSchema = z
       .transform((value) =>
         value === undefined || value === '' ? undefined : value === '1' || value === 'true',
       ),
+    /** Host names the local inbox answers besides localhost and IP addresses, or `*` for any. */
+    NOTIFY_INBOX_HOSTS: z.preprocess(blankAsUnset, inboxHosts.optional()),
     /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
     NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, decimal(true).optional()),
     /** Days a finished send stays readable (fractions allowed, e.g. `0.0001` in load tests). */

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Koa from 'koa';
-import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { type InboxTransportOptions, inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier, type NotifierOptions } from '../../core/notifier.js';
 import type { Logger } from '../../core/ports/logger.js';
@@ -33,6 +33,8 @@ export interface TestHostOptions {
   logger?: Logger;
   /** How long finished sends are kept; the notifier's default (30 days) when absent. */
   retention?: NotifierOptions['retention'];
+  /** The inbox's `allowedHosts`; its default (localhost and IP addresses) when absent. */
+  inboxAllowedHosts?: InboxTransportOptions['allowedHosts'];
 }
 
 /** A running application with the API mounted, on memory storage and the local inbox, in virtual time. */
@@ -77,7 +79,12 @@ function koaApp(notifier: Notifier, mount: string) {
 export async function startTestHost(kind: HostKind, options: TestHostOptions = {}): Promise<TestHost> {
   const clock = manualClock();
   const storage = options.storage ?? memoryStorage({ clock });
-  const inbox = flakyTransport(inboxTransport({ clock }));
+  const inbox = flakyTransport(
+    inboxTransport({
+      clock,
+      ...(options.inboxAllowedHosts === undefined ? {} : { allowedHosts: options.inboxAllowedHosts }),
+    }),
+  );
   const notifier = createNotifier({
     storage,
     transports: [inbox],

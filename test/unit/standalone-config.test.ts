@@ -28,6 +28,7 @@ describe('a variable set to nothing', () => {
       'NOTIFY_ALLOW_INSECURE_CALLBACKS',
       'NOTIFY_TRUST_PROXY',
       'NOTIFY_INBOX',
+      'NOTIFY_INBOX_HOSTS',
       'NOTIFY_WAIT_FOR_STORAGE',
       'NOTIFY_RETENTION_DAYS',
       'NOTIFY_SHUTDOWN_TIMEOUT_MS',

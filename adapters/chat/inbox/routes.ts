@@ -1,4 +1,5 @@
 import { errorResponse, type Route } from '../../../core/adapter-kit.js';
+import { isAllowedHost } from './allowed-hosts.js';
 import { handleClick } from './click-route.js';
 import { handleListMessages, handleListUsers } from './list-routes.js';
 import { handlePage } from './page-route.js';
@@ -6,13 +7,24 @@ import type { ConnectedContext, ConnectedHandler } from './route-context.js';
 
 /**
  * The page and JSON API of the inbox, with paths relative to the hosts' mount point. `connected`
- * answers the messages and the sink once the notifier has connected the transport, null before.
+ * answers the messages and the sink once the notifier has connected the transport, null before;
+ * `allowedHosts` the names of the `Host` header answered besides `localhost` and IP addresses.
  */
-export function inboxRoutes(connected: () => ConnectedContext | null): readonly Route[] {
+export function inboxRoutes(
+  connected: () => ConnectedContext | null,
+  allowedHosts: ReadonlySet<string> | true,
+): readonly Route[] {
   const route = (method: Route['method'], path: string, handler: ConnectedHandler): Route => ({
     method,
     path,
     async handle(request, params) {
+      const host = request.headers.host;
+      if (!isAllowedHost(host, allowedHosts)) {
+        return errorResponse(
+          403,
+          `The inbox does not answer requests for the host ${JSON.stringify(host)}: only localhost, IP addresses and the names of its allowedHosts (NOTIFY_INBOX_HOSTS in the standalone service)`,
+        );
+      }
       const context = connected();
       // A route can be mounted before the notifier connects the transport; clicks would have nowhere to go.
       if (context === null) {

@@ -11,6 +11,7 @@ import {
   normalizeEmail,
   systemClock,
 } from '../../../core/adapter-kit.js';
+import { allowedHostNames, type InboxAllowedHosts } from './allowed-hosts.js';
 import { inboxMessages, type Term } from './messages.js';
 import type { ConnectedContext } from './route-context.js';
 import { inboxRoutes } from './routes.js';
@@ -19,6 +20,14 @@ import { inboxRoutes } from './routes.js';
 export interface InboxTransportOptions {
   /** Source of delivery times; the wall clock by default. */
   clock?: Clock;
+  /**
+   * Host names (as in the `Host` header, without port) the page and its API answer besides
+   * `localhost`, `*.localhost` and IP addresses, which are always answered; `true` answers any.
+   * Others get `403`, so that a site which makes its own name resolve to this machine (DNS
+   * rebinding) cannot read the inbox from a visitor's browser. Name the host the inbox is reached
+   * by, e.g. `['inbox.internal.example']`.
+   */
+  allowedHosts?: InboxAllowedHosts;
 }
 
 /** The installation id of every inbox address: the inbox has a single, local installation. */
@@ -43,6 +52,7 @@ const termOf = (view: MessageView): Term => ({
  */
 export function inboxTransport(options: InboxTransportOptions = {}): ChatTransport {
   const clock = options.clock ?? systemClock;
+  const allowedHosts = allowedHostNames(options.allowedHosts);
   let connected: ConnectedContext | null = null;
 
   return {
@@ -90,7 +100,7 @@ export function inboxTransport(options: InboxTransportOptions = {}): ChatTranspo
       });
     },
 
-    routes: inboxRoutes(() => connected),
+    routes: inboxRoutes(() => connected, allowedHosts),
 
     connect(sink: ChatSink): void {
       connected = {
