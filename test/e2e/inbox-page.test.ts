@@ -402,4 +402,19 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     await expect.poll(() => tab.locator('article.msg .content').allTextContents()).toContain('For Bob only');
     await tab.close();
   });
+
+  it('gives up on a request the server does not answer within 10 seconds, and polls on', async () => {
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox#bob%40acme.test`);
+    await tab.locator('article.msg').first().waitFor();
+    // A server that stalls: the request is held and never answered.
+    await tab.route('**/inbox/api/users', () => undefined);
+    await expect
+      .poll(() => tab.locator('#status').textContent(), { timeout: 15_000 })
+      .toBe('Cannot reach the inbox: no answer within 10 seconds');
+    await tab.unroute('**/inbox/api/users');
+    await expect.poll(() => tab.locator('#status').textContent(), { timeout: 5_000 }).toBe('Connected again');
+    await tab.close();
+  }, 30_000);
 });

@@ -39,9 +39,15 @@ export const pageScript = String.raw`
     }
   }
 
+  // A request the server never answers would hold the poll, and every later refresh, for good.
   async function request(path, init) {
-    const response = await fetch(api + path, Object.assign({ cache: 'no-store' }, init));
+    const signal = AbortSignal.timeout(10000);
+    const timedOut = () => new Error('no answer within 10 seconds');
+    const response = await fetch(api + path, Object.assign({ cache: 'no-store', signal }, init)).catch((error) => {
+      throw signal.aborted ? timedOut() : error;
+    });
     const body = await response.json().catch(() => null);
+    if (signal.aborted) throw timedOut();
     if (!response.ok) {
       throw new Error(body && typeof body.details === 'string' ? body.details : 'HTTP ' + response.status);
     }
