@@ -7,12 +7,21 @@ const day = 24 * 60 * 60 * 1000;
 /** The longest delay a Node timer takes; a longer one fires at once. */
 const maxTimerMs = 2 ** 31 - 1;
 
+/**
+ * The longest retention: 100 years, as the standalone service's `NOTIFY_RETENTION_DAYS` allows. A
+ * stored time to live must stay an integer Redis reads (below 2^63 ms, and never in JavaScript's
+ * exponent form): a longer one would fail every write that finishes a send there.
+ */
+const maxRetentionMs = 36_500 * day;
+
 /** The retention in milliseconds; 30 days when none is given. */
 export function retentionMillis(retention: number | { days: number } | undefined): number {
   const ms =
     retention === undefined ? 30 * day : typeof retention === 'number' ? retention : retention.days * day;
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new RangeError(`retention must be a positive, finite duration, got ${JSON.stringify(retention)}`);
+  if (!Number.isFinite(ms) || ms <= 0 || ms > maxRetentionMs) {
+    throw new RangeError(
+      `retention must be a positive duration of at most 100 years (36500 days), got ${JSON.stringify(retention)}`,
+    );
   }
   return Math.ceil(ms);
 }

@@ -97,8 +97,8 @@ export interface NotifierOptions {
    * would come in the retention's last hour is kept as failed at once), and a failed send
    * repeated with its `Idempotency-Key` within the key's 24 hours finds the records of whom it
    * reached (with a shorter retention it may reach them again). Expiry follows the
-   * store's clock (Redis `PEXPIRE`, a MongoDB TTL index, a lazy sweep in memory). Not positive and
-   * finite: a `RangeError` here.
+   * store's clock (Redis `PEXPIRE`, a MongoDB TTL index, a lazy sweep in memory). Not positive, or
+   * longer than 100 years (36,500 days): a `RangeError` here.
    */
   retention?: number | { days: number };
 }

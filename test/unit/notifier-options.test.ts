@@ -23,6 +23,28 @@ describe('createNotifier refuses options it could not run with, at creation', ()
     );
   });
 
+  it.each([
+    [0],
+    [-1],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [{ days: 36_501 }],
+    [{ days: 1e14 }],
+    [1e22],
+  ])(
+    'a retention that is not positive or longer than 100 years, which Redis could not store: %j',
+    (retention) => {
+      expect(() => create({ retention })).toThrow(
+        /^retention must be a positive duration of at most 100 years \(36500 days\), got /,
+      );
+    },
+  );
+
+  it('takes a retention of up to 100 years', () => {
+    expect(() => create({ retention: { days: 36_500 } })).not.toThrow();
+    expect(() => create({ retention: 1 })).not.toThrow();
+  });
+
   it('takes a rate limit with a fractional burst or rate', () => {
     expect(() => create({ rateLimits: { perOrganization: { burst: 1.5, perSecond: 0.1 } } })).not.toThrow();
   });
