@@ -526,6 +526,28 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.requests.getRequest(other.id)).toEqual({ ...other, version: 1 });
         expect(await storage.deliveries.listDeliveries(other.id)).toEqual([otherCopy]);
       });
+      it('refuses to create a request under the id of a stored one', async () => {
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        await expect(
+          storage.requests.createRequest({ ...request, message: 'Again?' }, noDue),
+        ).rejects.toThrow();
+        expect(await storage.requests.getRequest(request.id)).toEqual(request);
+      });
+      it('creates a request again under the id of one whose ttl has passed, as if it never was', async () => {
+        // A send withdrawn (finished with a ttl of 1 ms) is created again by a repeat of its key.
+        const request = interactiveRequest();
+        await storage.requests.createRequest(request, noDue);
+        await storage.deliveries.addDelivery(delivery(request.id, 'bob@example.test', 'slack', '1'));
+        const finished: InteractiveRequest = { ...request, version: 1, status: 'finished', finishedAt: t0 };
+        expect(await storage.requests.updateRequest(finished, 0, noDue, { ttlMs: 200 })).toBe(true);
+        await elapse(400);
+        const again: InteractiveRequest = { ...request, message: 'Again?' };
+        await storage.requests.createRequest(again, noDue);
+        expect(await storage.requests.getRequest(request.id)).toEqual(again);
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([]);
+        expect(await storage.requests.updateRequest({ ...again, version: 1 }, 0, noDue)).toBe(true);
+      });
       it('forgets a copy recorded after the write that finished its request, with the request', async () => {
         const request = interactiveRequest();
         await storage.requests.createRequest(request, noDue);

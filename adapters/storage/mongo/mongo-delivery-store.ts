@@ -42,8 +42,18 @@ export function mongoDeliveryStore({ deliveries, requests }: MongoDeliveryStoreO
       const expiresAt = expiryAfter(options);
       await deliveries.updateOne(
         { sendId, recipient, platform },
-        // `$literal`: a ref value starting with `$` would otherwise be read as a field path.
-        [{ $set: { ref: { $literal: ref }, deliveredAt, ...(expiresAt === null ? {} : { expiresAt }) } }],
+        // `$literal`: a ref value starting with `$` would otherwise be read as a field path. A copy
+        // recorded over an expired one the TTL index has not deleted yet (its request was created
+        // again under its id) starts afresh, without the expiry of the one it replaces.
+        [
+          {
+            $set: {
+              ref: { $literal: ref },
+              deliveredAt,
+              expiresAt: expiresAt ?? { $cond: [{ $gt: ['$expiresAt', '$$NOW'] }, '$expiresAt', '$$REMOVE'] },
+            },
+          },
+        ],
         { upsert: true },
       );
       if (expiresAt !== null) await deliveries.updateMany({ sendId }, [{ $set: { expiresAt } }]);

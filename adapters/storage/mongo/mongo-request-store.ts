@@ -23,7 +23,7 @@
 import type { Collection } from 'mongodb';
 import { NotifyError, type RequestStore } from '../../../core/adapter-kit.js';
 import type { DeliveryDocument, WorkDocument } from './collections.js';
-import { expiryAfter, notExpired } from './expiry.js';
+import { expired, expiryAfter, notExpired } from './expiry.js';
 import {
   dropItems,
   entriesToAdd,
@@ -45,14 +45,18 @@ export interface MongoRequestStoreOptions {
 export function mongoRequestStore({ requests, deliveries }: MongoRequestStoreOptions): RequestStore {
   return guardMongoStore({
     async createRequest(request, due) {
+      const entries = entriesToAdd(due);
+      const document = { request, due: entries, ...nextClaimableAt(entries) };
       try {
-        const entries = entriesToAdd(due);
-        await requests.insertOne({ _id: request.id, request, due: entries, ...nextClaimableAt(entries) });
+        await requests.insertOne({ _id: request.id, ...document });
       } catch (error) {
-        if (isDuplicateKeyError(error)) {
+        if (!isDuplicateKeyError(error)) throw error;
+        // An expired request the TTL index has not deleted yet is gone: its id may be used again
+        // (a send withdrawn, then repeated with its key, within the index's minute).
+        const replaced = await requests.replaceOne({ _id: request.id, ...expired }, document);
+        if (replaced.matchedCount === 0) {
           throw new NotifyError('internal', `Request ${request.id} already exists`, { cause: error });
         }
-        throw error;
       }
       await removeDueElsewhere(requests, request.id, idsToRemove(due));
     },
