@@ -168,6 +168,21 @@ describe('Teams transport: tenants', () => {
     expect((await w.send({ user_emails: ['carol@acme.test'], message: 'Hi' })).status).toBe(200);
   });
 
+  it('answers 200 to the app added to a team by someone not in its roster (an admin), linking nobody', async () => {
+    const w = await start();
+    const teamInstall = w.connector.teamInstallActivity(carol.id, []);
+    const added = {
+      ...teamInstall,
+      id: 'f:installed-by-outsider',
+      type: 'installationUpdate',
+      action: 'add',
+      membersAdded: undefined,
+      from: { id: '29:admin-outside-the-team' },
+    };
+    expect((await w.post(added)).status).toBe(200);
+    expect(w.logs.some((line) => line.startsWith('Teams member not in the roster: not linked'))).toBe(true);
+  });
+
   it('refuses a click from another tenant on a message of this one', async () => {
     const w = await start();
     await w.install(bob);

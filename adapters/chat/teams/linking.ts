@@ -47,8 +47,19 @@ export async function linkFromActivity(
       conversationId: personal ? activity.conversation.id : null,
     });
 
+  // A member the roster does not know (another bot, someone gone again, an admin who added the app
+  // to a team they are not in) is skipped: Teams sending the activity again would change nothing.
+  const linkMember = async (account: TeamsAccount): Promise<void> => {
+    try {
+      await link(account);
+    } catch (error) {
+      if (httpStatusOf(error) !== 404) throw error;
+      context.logger.warn('Teams member not in the roster: not linked', { tenantId, userId: account.id });
+    }
+  };
+
   if (activity.type === 'installationUpdate') {
-    if (activity.action !== undefined && addActions.has(activity.action)) await link(activity.from);
+    if (activity.action !== undefined && addActions.has(activity.action)) await linkMember(activity.from);
     else if (activity.action !== undefined && removeActions.has(activity.action) && personal)
       await markUnreachable(context, tenantId, activity.from.id);
     return;
@@ -57,7 +68,7 @@ export async function linkFromActivity(
   const added = activity.membersAdded ?? [];
   const botAdded = added.some((member) => member.id === botId);
   if (personal) {
-    if (botAdded) await link(activity.from);
+    if (botAdded) await linkMember(activity.from);
     if ((activity.membersRemoved ?? []).some((member) => member.id === botId)) {
       await markUnreachable(context, tenantId, activity.from.id);
     }
@@ -65,17 +76,15 @@ export async function linkFromActivity(
   }
   const users = added.filter((member) => member.id !== botId);
   if (botAdded && !users.some((member) => member.id === activity.from.id)) users.push(activity.from);
-  // One member whose roster entry cannot be read (another bot, someone gone again) does not keep the
-  // others unlinked. A failure that may pass is thrown once the rest are linked, so that the activity
-  // fails and Teams sends it again; linking again is harmless.
+  // One member whose roster entry cannot be read does not keep the others unlinked. A failure that
+  // may pass is thrown once the rest are linked, so that the activity fails and Teams sends it
+  // again; linking again is harmless.
   const failures: unknown[] = [];
   for (const user of users) {
     try {
-      await link(user);
+      await linkMember(user);
     } catch (error) {
-      if (httpStatusOf(error) === 404) {
-        context.logger.warn('Teams member not in the roster: not linked', { tenantId, userId: user.id });
-      } else failures.push(error);
+      failures.push(error);
     }
   }
   if (failures.length > 0) throw failures[0];
