@@ -150,6 +150,25 @@ describe('transports and hosts refuse options they could not run with, at creati
     }
   });
 
+  it('a Teams app tenant that is unset or blank, and tenants that are no resolver', () => {
+    const options = {
+      appId: 'app',
+      appPassword: 'secret',
+      appTenantId: 'tenant',
+      tenants: { tenantOf: () => null, serves: () => true },
+    };
+    for (const appTenantId of [unset, '', '  ']) {
+      expect(() => teamsTransport({ ...options, appTenantId })).toThrow(
+        'teamsTransport: appTenantId must be a non-empty string (the tenant of the app registration)',
+      );
+    }
+    for (const tenants of [unset, null, { acme: 'tenant' }]) {
+      expect(() => teamsTransport({ ...options, tenants: tenants as never })).toThrow(
+        'teamsTransport: tenants must give each organization its tenant ({ tenantOf, serves }',
+      );
+    }
+  });
+
   it('a Koa prefix that does not start with a slash', () => {
     const notifier: KoaNotifier = { handle: async () => null };
     expect(() => notifyMiddleware(notifier, { prefix: 'chat' })).toThrow(

@@ -10,7 +10,10 @@ export type MaybePromise<T> = T | Promise<T>;
 export interface TeamsTenants {
   /** The tenant id (a GUID) of the organization, or null when it does not use Teams. */
   tenantOf(organizationId: string): MaybePromise<string | null>;
-  /** Whether some organization names this tenant: activities from any other tenant are refused. */
+  /**
+   * Whether some organization names this tenant: activities from any other tenant are refused. The
+   * id comes in lower case (Microsoft writes GUIDs in either case): compare it ignoring case.
+   */
   serves(tenantId: string): MaybePromise<boolean>;
 }
 

@@ -77,6 +77,23 @@ export function teamsTransport(options: TeamsTransportOptions): ChatTransport {
   if (typeof options.appId !== 'string' || options.appId.trim() === '') {
     throw new RangeError('teamsTransport: appId must be a non-empty string');
   }
+  // Unset, the SDK would fall back to Bot Framework's own tenant: every send of a single-tenant bot
+  // would fail at its token, long after the start.
+  if (typeof options.appTenantId !== 'string' || options.appTenantId.trim() === '') {
+    throw new RangeError(
+      'teamsTransport: appTenantId must be a non-empty string (the tenant of the app registration)',
+    );
+  }
+  if (
+    typeof options.tenants !== 'object' ||
+    options.tenants === null ||
+    typeof options.tenants.tenantOf !== 'function' ||
+    typeof options.tenants.serves !== 'function'
+  ) {
+    throw new TypeError(
+      'teamsTransport: tenants must give each organization its tenant ({ tenantOf, serves }, e.g. fixedTeamsTenants({ acme: "<tenant id>" }))',
+    );
+  }
   if (options.tokenProvider === undefined && !options.appPassword) {
     throw new RangeError('teamsTransport: appPassword is needed unless a tokenProvider is given');
   }
