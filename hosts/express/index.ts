@@ -38,6 +38,13 @@ export function notifyRouter(notifier: ExpressNotifier): RequestHandler {
         clientAddress: req.socket.remoteAddress ?? '',
         mountPath: req.baseUrl,
       })
-      .then((response) => (response ? send(res, response) : next()), next);
+      .then((response) => {
+        if (!response) return next();
+        // Another middleware answered first (a request timeout while a platform was slow): this
+        // answer reaches nobody, and writing it would throw where no one catches it.
+        if (res.headersSent) return;
+        send(res, response);
+      })
+      .catch(next);
   };
 }

@@ -35,7 +35,14 @@ export interface CustomAppOptions {
   mountAtRoot?: boolean;
   /** Wraps the inbox transport (to slow deliveries down, for instance). */
   wrapTransport?: (transport: ChatTransport) => ChatTransport;
+  /**
+   * A request-timeout middleware before the API (as connect-timeout or a Koa race is), answering
+   * `503` itself once this many milliseconds have passed without an answer.
+   */
+  answerTimeoutMs?: number;
 }
+
+const timedOut = { error: 'timeout' };
 
 /**
  * A minimal Koa body parser: reads the whole body, once, and sets `ctx.request.body`; an empty object
@@ -68,6 +75,14 @@ const mountPoint = (options: CustomAppOptions): string => (options.mountAtRoot ?
 function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
   const app = express();
   if (options.bodyParserFirst) app.use(express.json(), emptyBodyAsExpress4);
+  const { answerTimeoutMs } = options;
+  if (answerTimeoutMs !== undefined) {
+    app.use((_req, res, next) => {
+      const timer = setTimeout(() => res.status(503).json(timedOut), answerTimeoutMs);
+      res.on('finish', () => clearTimeout(timer));
+      next();
+    });
+  }
   app.use(mountPoint(options) || '/', notifyRouter(notifier));
   // The application's own routes, one of them inside the API's mount point, with a parser after the API.
   app.get('/chat/custom', (_req, res) => {
@@ -82,6 +97,21 @@ function expressApp(notifier: Notifier, options: CustomAppOptions): RequestListe
 function koaApp(notifier: Notifier, options: CustomAppOptions): RequestListener {
   const app = new Koa();
   if (options.bodyParserFirst) app.use(koaJsonParser);
+  const { answerTimeoutMs } = options;
+  if (answerTimeoutMs !== undefined) {
+    app.use(async (ctx, next) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          ctx.status = 503;
+          ctx.body = timedOut;
+          resolve();
+        }, answerTimeoutMs);
+      });
+      await Promise.race([next(), late]);
+      clearTimeout(timer);
+    });
+  }
   app.use(notifyMiddleware(notifier, { prefix: mountPoint(options) }));
   app.use(async (ctx, next) => {
     if (ctx.method === 'GET' && ctx.path === '/chat/custom') {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import {
   call,
   expectError,
@@ -10,7 +11,7 @@ import {
   readStatus,
   send,
 } from './client.js';
-import { type CustomApp, startCustomApp } from './custom-app.js';
+import { type CustomApp, gate, startCustomApp } from './custom-app.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
 
 describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
@@ -149,6 +150,38 @@ describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
       });
       expect(expectError(click, 500)).toMatch(/body parser/i);
       expect(await inbox(app, 'bob@acme.test')).toEqual([]);
+    });
+
+    it('behind a request timeout that answers first, finishes the send and keeps the process up', async () => {
+      const held = gate();
+      let delivered = () => {};
+      const done = new Promise<void>((resolve) => {
+        delivered = resolve;
+      });
+      const slow = (inner: ChatTransport): ChatTransport => ({
+        platform: inner.platform,
+        routes: inner.routes,
+        address: (user, organization) => inner.address(user, organization),
+        connect: (sink) => inner.connect(sink),
+        update: (delivery, ref) => inner.update(delivery, ref),
+        async deliver(delivery) {
+          await held.promise;
+          const ref = await inner.deliver(delivery);
+          delivered();
+          return ref;
+        },
+      });
+      app = await startCustomApp(kind, { wrapTransport: slow, answerTimeoutMs: 100 });
+      const timedOut = await send(app, plainBody());
+      expect(timedOut.status).toBe(503);
+      expect(timedOut.json).toEqual({ error: 'timeout' });
+      held.open();
+      await done;
+      // The library's own answer, written after the timeout's, would have thrown outside any catch
+      // (an unhandled rejection fails this run, and ends a process).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await inbox(app, 'bob@acme.test')).toHaveLength(1);
+      expect((await call(`${app.origin}/chat/custom`)).json).toEqual({ custom: true });
     });
   });
 });
