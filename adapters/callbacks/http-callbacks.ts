@@ -83,7 +83,8 @@ const longestAttemptMs = 50_000;
  * the host again, refuses non-public addresses and connects to the address it checked; redirects
  * are not followed and proxy settings of the environment are ignored.
  * @throws RangeError when `timeoutMs` and `lookupTimeoutMs` are not positive or exceed 50 000 ms together;
- *   TypeError when `ca` holds no PEM certificate, or one that cannot be read.
+ *   TypeError when `allowInsecure` is no boolean, `resolver` has no `resolve`, or `ca` holds no PEM
+ *   certificate, or one that cannot be read.
  */
 export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTransport {
   const {
@@ -96,6 +97,18 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
   if (!(timeoutMs > 0 && lookupTimeoutMs > 0 && timeoutMs + lookupTimeoutMs <= longestAttemptMs)) {
     throw new RangeError(
       `timeoutMs and lookupTimeoutMs must be positive and together at most ${longestAttemptMs} ms, got ${timeoutMs} and ${lookupTimeoutMs}`,
+    );
+  }
+  // From plain JavaScript an environment variable's "false" or "0" would be true here, and turn
+  // the refusal of private targets off.
+  if (typeof allowInsecure !== 'boolean') {
+    throw new TypeError(
+      `httpCallbacks: allowInsecure must be true or false, got ${JSON.stringify(allowInsecure)}`,
+    );
+  }
+  if (typeof resolver !== 'object' || resolver === null || typeof resolver.resolve !== 'function') {
+    throw new TypeError(
+      'httpCallbacks: resolver must have resolve(hostname), answering the addresses of a host',
     );
   }
   if (ca !== undefined) checkCertificateAuthorities(ca);

@@ -52,6 +52,21 @@ describe('httpCallbacks settings', () => {
     expect(() => httpCallbacks(settings)).toThrow(RangeError);
   });
 
+  it.each(['false', '0', 1, null])(
+    'refuses an allowInsecure of %j, which would take private targets',
+    (value) => {
+      expect(() => httpCallbacks({ allowInsecure: value as unknown as boolean })).toThrow(
+        `httpCallbacks: allowInsecure must be true or false, got ${JSON.stringify(value)}`,
+      );
+    },
+  );
+
+  it('refuses a resolver without resolve', () => {
+    expect(() => httpCallbacks({ resolver: {} as never })).toThrow(
+      'httpCallbacks: resolver must have resolve(hostname)',
+    );
+  });
+
   it('takes an attempt of up to 50 s in all', () => {
     expect(() => httpCallbacks({ timeoutMs: 45_000, lookupTimeoutMs: 5_000 })).not.toThrow();
   });
