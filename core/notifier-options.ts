@@ -34,7 +34,15 @@ export function rateLimitSettings(given: Partial<RateLimitSettings> | undefined)
       `rateLimits must be an object of limits ({ perKey, perOrganization, keyCreation }), got ${Array.isArray(given) ? 'an array' : typeof given}`,
     );
   }
-  const settings = { ...defaultRateLimits, ...given };
+  const limits = Object.entries(given ?? {}).filter(([, limit]) => limit !== undefined);
+  const unknown = limits.filter(([name]) => !Object.hasOwn(defaultRateLimits, name));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `rateLimits.${unknown[0]?.[0]} is no limit; the limits are ${Object.keys(defaultRateLimits).join(', ')}`,
+    );
+  }
+  // A limit given as undefined (a setting left unset) keeps its default.
+  const settings: RateLimitSettings = { ...defaultRateLimits, ...Object.fromEntries(limits) };
   for (const [name, limit] of Object.entries(settings)) {
     const { burst, perSecond } = (limit ?? {}) as Partial<RateLimitSettings['perKey']>;
     if (
@@ -81,8 +89,8 @@ export function claimTransports(transports: readonly ChatTransport[]): void {
 }
 
 /** Checks that `callbacks` is a callback transport, such as `httpCallbacks()` answers. */
-export function checkCallbacks(callbacks: CallbackTransport | undefined): void {
-  if (callbacks === undefined) return;
+export function checkCallbacks(callbacks: CallbackTransport | null | undefined): void {
+  if (callbacks == null) return;
   const given = callbacks as Partial<CallbackTransport>;
   if (typeof given.send !== 'function' || typeof given.resolver?.resolve !== 'function') {
     throw new TypeError(
@@ -137,6 +145,24 @@ export function checkNotifierParts(options: unknown): void {
     )
   ) {
     throw new TypeError('logger must have debug, info, warn and error methods (console has them)');
+  }
+  const parts: [name: string, given: unknown, methods: readonly string[], what: string][] = [
+    ['clock', options.clock, ['now'], 'now() answering milliseconds since the epoch'],
+    [
+      'ids',
+      options.ids,
+      ['notificationId', 'requestId', 'internalId'],
+      'notificationId, requestId and internalId',
+    ],
+    ['scheduler', options.scheduler, ['now', 'schedule'], "now and schedule, as RxJS's schedulers"],
+  ];
+  for (const [name, given, methods, what] of parts) {
+    if (
+      given != null &&
+      !(isObject(given) && methods.every((method) => typeof given[method] === 'function'))
+    ) {
+      throw new TypeError(`${name} must have ${what}`);
+    }
   }
   transports.forEach((transport: unknown, index) => {
     const given = isObject(transport) ? transport : {};

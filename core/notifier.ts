@@ -173,7 +173,6 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const rateLimits = rateLimitSettings(options.rateLimits);
   checkDueWorkOptions(options);
   checkCallbacks(options.callbacks);
-  claimTransports(options.transports);
   const { dueWorkConcurrency } = options;
   // A quarter of the due-work slots per organization for callback attempts, 16 at least: the
   // receivers of one that never answer leave the rest to the timeouts, refreshes and other
@@ -251,6 +250,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     retentionMs,
   };
+  const gate = new ServingGate();
+  const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
+  // Last of all that may throw (a `trustProxy` it cannot read): a notifier never made must not keep
+  // its transports claimed and connected.
+  const handle = createHttpHandler(routes, { logger, trustProxy: options.trustProxy, gate });
+  claimTransports(options.transports);
   for (const transport of options.transports) {
     const { platform } = transport;
     const state = scopedTransportState(options.storage.transportState, platform);
@@ -258,13 +263,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
       (await options.storage.deliveries.listDeliveries(sendId)).filter((copy) => copy.platform === platform);
     transport.connect({ ...sink, state, copies });
   }
-  const routes = [...apiRoutes(context), ...options.transports.flatMap((transport) => transport.routes)];
-  const gate = new ServingGate();
   let stopped = false;
   let stopping: Promise<void> | null = null;
 
   return {
-    handle: createHttpHandler(routes, { logger, trustProxy: options.trustProxy, gate }),
+    handle,
     authenticate: (apiKey, clientAddress = 'library') => authenticate(context, apiKey, clientAddress),
     status: async (principal, requestId) => statusBody(await readStatus(context, principal, requestId)),
     click: sink.click,

@@ -91,6 +91,7 @@ const invalid = (entry: unknown): RangeError =>
 
 /** An address (a range of one) or a CIDR range, as the network address and its prefix length. */
 function parseRange(entry: string): [Address, number] {
+  if (typeof entry !== 'string') throw invalid(entry);
   const slash = entry.indexOf('/');
   const address = parseLiteral(slash === -1 ? entry : entry.slice(0, slash));
   if (address === null) throw invalid(entry);

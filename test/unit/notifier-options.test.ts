@@ -53,6 +53,41 @@ describe('createNotifier refuses options it could not run with, at creation', ()
     expect(() => create({ duePollMs })).toThrow(RangeError);
   });
 
+  it('a rate limit given as undefined keeps its default; a limit of no known name is refused', async () => {
+    const notifier = create({
+      rateLimits: { perKey: undefined, perOrganization: { burst: 1, perSecond: 1 } },
+    });
+    await notifier.seed(testSeed);
+    expect(() =>
+      create({
+        rateLimits: { perkey: { burst: 1, perSecond: 1 } } as unknown as NotifierOptions['rateLimits'],
+      }),
+    ).toThrow(
+      'rateLimits.perkey is no limit; the limits are perKey, perOrganization, failedAuthentication, keyCreation',
+    );
+  });
+
+  it.each([
+    ['clock', 'an empty object', {}, 'clock must have now() answering milliseconds since the epoch'],
+    ['clock', 'Date.now', Date.now, 'clock must have now()'],
+    ['ids', 'an empty object', {}, 'ids must have notificationId, requestId and internalId'],
+    ['scheduler', 'a number', 5, "scheduler must have now and schedule, as RxJS's schedulers"],
+  ])('a %s that is not one: %s', (name, _what, given, message) => {
+    expect(() => create({ [name]: given } as Partial<NotifierOptions>)).toThrow(message);
+  });
+
+  it('takes callbacks: null as no callback transport', () => {
+    expect(() => create({ callbacks: null as unknown as undefined })).not.toThrow();
+  });
+
+  it('refuses a trustProxy list entry that is no string, and leaves the transports free for the next try', () => {
+    const inbox = inboxTransport();
+    expect(() => create({ transports: [inbox], trustProxy: [1] as unknown as string[] })).toThrow(
+      'trustProxy: 1 is neither a hop count (a whole number >= 0) nor a list of IP addresses and CIDR ranges',
+    );
+    expect(() => create({ transports: [inbox], trustProxy: ['10.0.0.0/8'] })).not.toThrow();
+  });
+
   it('the factory of the callback transport instead of the transport it makes', () => {
     expect(() => create({ callbacks: httpCallbacks as unknown as CallbackTransport })).toThrow(
       'callbacks must be a callback transport with send and resolver (call httpCallbacks(), do not pass it)',
