@@ -28,14 +28,19 @@ export interface ChatPlatformSettings {
 }
 
 /**
- * The names the inbox answers: `NOTIFY_INBOX_HOSTS`, and `HOST` when it is a name rather than an
- * address, since the service's log gives the inbox's address with it.
+ * The local inbox, answering the names of `NOTIFY_INBOX_HOSTS`, and `HOST` when it is a name rather
+ * than an address, since the service's log gives the inbox's address with it.
  */
-function inboxHostsOf(settings: ChatPlatformSettings): string[] | true {
+function inboxOfSettings(settings: ChatPlatformSettings): ChatTransport {
   const named = settings.NOTIFY_INBOX_HOSTS ?? [];
-  if (named === true) return true;
   const host = settings.HOST ?? '';
-  return /[a-z]/i.test(host) && !host.includes(':') ? [...named, host] : named;
+  const isName = /^[a-z0-9._-]*[a-z][a-z0-9._-]*$/i.test(host);
+  try {
+    return inboxTransport({ allowedHosts: named === true || !isName ? named : [...named, host] });
+  } catch (error) {
+    // The inbox's own rule for names: what it refuses, the setting is refused for.
+    throw new Error(`Invalid environment: NOTIFY_INBOX_HOSTS: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -205,7 +210,11 @@ export async function chatTransports(
   const teams = await teamsFromSettings(settings, seed, logger);
   if (teams) transports.push(teams);
   if (settings.NOTIFY_INBOX ?? transports.length === 0) {
-    transports.push(inboxTransport({ allowedHosts: inboxHostsOf(settings) }));
+    transports.push(inboxOfSettings(settings));
+  } else if (settings.NOTIFY_INBOX_HOSTS !== undefined) {
+    logger.warn(
+      `The local inbox is off (${settings.NOTIFY_INBOX === false ? 'NOTIFY_INBOX=0' : 'another platform is on; NOTIFY_INBOX=1 keeps it'}): ignoring NOTIFY_INBOX_HOSTS`,
+    );
   }
   if (transports.length === 0) {
     throw new Error(

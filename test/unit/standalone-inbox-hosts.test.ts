@@ -32,13 +32,29 @@ describe('NOTIFY_INBOX_HOSTS (README.md#the-local-inbox)', () => {
   });
 
   it.each(['https://inbox.example.com', 'inbox.example.com:3000', 'a,,b', 'in box'])(
-    'refuses %s, naming the setting',
-    (value) => {
-      expect(() => readConfig({ NOTIFY_INBOX_HOSTS: value })).toThrow(
-        /must be \* \(any host\) or host names separated by commas, without scheme or port[\s\S]*NOTIFY_INBOX_HOSTS/,
+    'refuses %s at start, naming the setting',
+    async (value) => {
+      await expect(statusFor({ NOTIFY_INBOX_HOSTS: value }, 'localhost')).rejects.toThrow(
+        /^Invalid environment: NOTIFY_INBOX_HOSTS: inboxTransport: allowedHosts holds ".*", which is no host name/,
       );
     },
   );
+
+  it('takes the names the inbox takes, underscores included', async () => {
+    expect(await statusFor({ NOTIFY_INBOX_HOSTS: 'inbox_1.example' }, 'inbox_1.example')).toBe(503);
+  });
+
+  it('warns that it is ignored when the inbox is off', async () => {
+    const warnings: string[] = [];
+    const logger = { ...quiet, warn: (message: string) => void warnings.push(message) };
+    const settings = readConfig({
+      NOTIFY_INBOX: '0',
+      SLACK_SIGNING_SECRET: 's',
+      NOTIFY_INBOX_HOSTS: 'a.example',
+    });
+    await chatTransports(settings, { organizations: [] }, logger);
+    expect(warnings).toContain('The local inbox is off (NOTIFY_INBOX=0): ignoring NOTIFY_INBOX_HOSTS');
+  });
 
   it('lets the inbox answer only localhost and IP addresses when unset', async () => {
     expect(await statusFor({}, 'localhost:3000')).toBe(503);
