@@ -1,4 +1,11 @@
-import { checkNumberOption, createHttpHandler, type TransportStateStore } from '../core/adapter-kit.js';
+import {
+  checkMethodsOption,
+  checkNumberOption,
+  clockMethods,
+  createHttpHandler,
+  loggerMethods,
+  type TransportStateStore,
+} from '../core/adapter-kit.js';
 import {
   type Clock,
   type HttpHandler,
@@ -88,6 +95,11 @@ export function accountPages(options: AccountPagesOptions): AccountPages {
   if (resolveUser === undefined) {
     throw new TypeError('accountPages needs resolveUser (your sign-in) or signIn (the library’s)');
   }
+  if (typeof resolveUser !== 'function') {
+    throw new TypeError(
+      'accountPages: resolveUser must be a function answering who is signed in (the user, or null)',
+    );
+  }
   checkParts(options);
   // Checked here: a bad value would fail each audit write later, only logged, or every admin read.
   checkNumberOption('accountPages', 'auditRetentionMs', options.auditRetentionMs, 'positive lifetime');
@@ -157,6 +169,8 @@ function checkParts(options: AccountPagesOptions): void {
       "accountPages needs state: scopedTransportState(storage.transportState, 'account') of the notifier's storage",
     );
   }
+  checkMethodsOption('accountPages: ', 'logger', given.logger, ...loggerMethods);
+  checkMethodsOption('accountPages: ', 'clock', given.clock, ...clockMethods);
   if (options.basePath !== undefined && options.basePath !== '' && !options.basePath.startsWith('/')) {
     throw new RangeError(
       `accountPages: basePath must start with "/", got ${JSON.stringify(options.basePath)}`,

@@ -38,6 +38,7 @@ export { escapeMrkdwn, guardMentions, renderMrkdwn } from './markdown/render-mrk
 export { renderPlainText } from './markdown/render-plain.js';
 export { safeLinkUrl } from './markdown/safe-url.js';
 export { splitMrkdwn } from './markdown/split-mrkdwn.js';
+export { checkMethodsOption, clockMethods, loggerMethods } from './methods-option.js';
 export { checkNumberOption, type NumberRule } from './number-option.js';
 export type {
   Admission,

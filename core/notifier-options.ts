@@ -1,3 +1,4 @@
+import { checkMethodsOption, clockMethods, loggerMethods } from './methods-option.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport } from './ports/chat-transport.js';
 import type { StoragePorts } from './ports/storage.js';
@@ -136,34 +137,22 @@ export function checkNotifierParts(options: unknown): void {
   if (!Array.isArray(transports)) {
     throw new TypeError('transports must be an array of chat transports, such as [inboxTransport()]');
   }
-  const { logger } = options;
-  if (
-    logger != null &&
-    !(
-      isObject(logger) &&
-      ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function')
-    )
-  ) {
-    throw new TypeError('logger must have debug, info, warn and error methods (console has them)');
-  }
-  const parts: [name: string, given: unknown, methods: readonly string[], what: string][] = [
-    ['clock', options.clock, ['now'], 'now() answering milliseconds since the epoch'],
-    [
-      'ids',
-      options.ids,
-      ['notificationId', 'requestId', 'internalId'],
-      'notificationId, requestId and internalId',
-    ],
-    ['scheduler', options.scheduler, ['now', 'schedule'], "now and schedule, as RxJS's schedulers"],
-  ];
-  for (const [name, given, methods, what] of parts) {
-    if (
-      given != null &&
-      !(isObject(given) && methods.every((method) => typeof given[method] === 'function'))
-    ) {
-      throw new TypeError(`${name} must have ${what}`);
-    }
-  }
+  checkMethodsOption('', 'logger', options.logger, ...loggerMethods);
+  checkMethodsOption('', 'clock', options.clock, ...clockMethods);
+  checkMethodsOption(
+    '',
+    'ids',
+    options.ids,
+    ['notificationId', 'requestId', 'internalId'],
+    'notificationId, requestId and internalId',
+  );
+  checkMethodsOption(
+    '',
+    'scheduler',
+    options.scheduler,
+    ['now', 'schedule'],
+    "now and schedule, as RxJS's schedulers",
+  );
   transports.forEach((transport: unknown, index) => {
     const given = isObject(transport) ? transport : {};
     if (

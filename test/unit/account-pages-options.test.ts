@@ -71,6 +71,14 @@ describe('accountPages refuses what its pages could not run with, at creation', 
     expect(() => pagesWith({ basePath: '' })).not.toThrow();
   });
 
+  it.each([
+    ['resolveUser', 'x', 'accountPages: resolveUser must be a function answering who is signed in'],
+    ['logger', {}, 'accountPages: logger must have debug, info, warn and error methods'],
+    ['clock', {}, 'accountPages: clock must have now() answering milliseconds since the epoch'],
+  ])('a %s that is none (%j), which failed every page at its first use', (name, given, message) => {
+    expect(() => pagesWith({ [name]: given })).toThrow(new TypeError(message).message);
+  });
+
   it('an invalid trustProxy, without a basePath too', () => {
     expect(() => pagesWith({ trustProxy: 'not an address' })).toThrow(RangeError);
   });
