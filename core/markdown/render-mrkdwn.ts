@@ -35,7 +35,16 @@ export type MrkdwnPiece =
 
 const ZERO_WIDTH_SPACE = '\u200b';
 const TILDE_GUARDED = `~${ZERO_WIDTH_SPACE}`;
-const WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]/u;
+/** A letter, digit, mark or `_` at the end, or the start, of a text: astral ones as whole characters. */
+const ENDS_IN_WORD_CHARACTER = /[\p{L}\p{N}\p{M}_]$/u;
+const STARTS_WITH_WORD_CHARACTER = /^[\p{L}\p{N}\p{M}_]/u;
+/**
+ * Slack has no escape for a backtick. In a code span the next one ends the span: it shows as
+ * U+02CB (ˋ), which looks the same. In a code block only three in a row end it, and in other text
+ * backticks would open code: a zero-width space after each keeps them apart.
+ */
+const inCodeSpan = (word: string): string => word.replaceAll('`', '\u02cb');
+const inCodeBlock = (word: string): string => word.replace(/`(?=`)/g, `\`${ZERO_WIDTH_SPACE}`);
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /** Text as Slack must receive it: `&`, `<` and `>` are the only characters mrkdwn asks to escape. */
@@ -95,7 +104,7 @@ function pushBlock(pieces: MrkdwnPiece[], block: Block): void {
       return;
     case 'codeBlock':
       pieces.push({ kind: 'open', mark: PRE, gap: false });
-      pushText(pieces, block.value, false);
+      pushText(pieces, block.value, inCodeBlock);
       pieces.push({ kind: 'close', mark: PRE, gap: false });
       return;
   }
@@ -117,7 +126,7 @@ function pushInline(pieces: MrkdwnPiece[], inline: Inline, inLink: boolean): voi
       pushSpan(pieces, ITALIC, () => pushInlines(pieces, inline.children, inLink));
       return;
     case 'code':
-      pushSpan(pieces, CODE, () => pushText(pieces, inline.value, false));
+      pushSpan(pieces, CODE, () => pushText(pieces, inline.value, inCodeSpan));
       return;
     case 'break':
       pieces.push({ kind: 'break', level: 1 });
@@ -149,7 +158,7 @@ function pushLink(pieces: MrkdwnPiece[], url: string, children: readonly Inline[
     return;
   }
   const target = escapeMrkdwn(href.replaceAll('|', '%7C'));
-  const text = label === '' ? `<${target}>` : `<${target}|${escapeMrkdwn(label)}>`;
+  const text = label === '' ? `<${target}>` : `<${target}|${escapeMrkdwn(guardMentions(label))}>`;
   pieces.push({ kind: 'raw', text, fallback: label === '' || label === href ? href : `${label} (${href})` });
 }
 
@@ -161,25 +170,24 @@ export function textPieces(text: string): MrkdwnPiece[] {
 }
 
 /**
- * Text as words, spaces and line breaks. Outside code (`guarded`), each word is guarded against the
- * markup Slack has and the specification's markdown does not: a word that starts with `>` would
- * start a quote where it starts a line (and any word may start a section of a long message), and
- * `~x~` would be struck through. A zero-width space before the `>`, and after each `~`, keeps Slack
- * from reading them, without a visible change, as `@here` and the other special mentions are kept
- * from notifying. Bare URLs are left whole, for Slack to link them.
+ * Text as words, spaces and line breaks, each word passed through `guard`. Outside code, words are
+ * guarded against the markup Slack has and the specification's markdown does not: a word that
+ * starts with `>` would start a quote where it starts a line (and any word may start a section of a
+ * long message), `~x~` would be struck through, and backticks would open code. A zero-width space
+ * before the `>`, and after each `~` and backtick, keeps Slack from reading them, without a visible
+ * change, as `@here` and the other special mentions are kept from notifying. URLs are left whole,
+ * for Slack to link them.
  */
-function pushText(pieces: MrkdwnPiece[], text: string, guarded = true): void {
+function pushText(pieces: MrkdwnPiece[], text: string, guard: (word: string) => string = guardWord): void {
   text.split('\n').forEach((line, index) => {
     if (index > 0) pieces.push({ kind: 'break', level: 1 });
     for (const part of line.split(/(\s+)/)) {
       if (part === '') continue;
       if (/\s/.test(part)) pieces.push({ kind: 'space', text: part });
-      else pieces.push({ kind: 'word', text: guarded ? guardWord(part) : part });
+      else pieces.push({ kind: 'word', text: guard(part) });
     }
   });
 }
-
-const BARE_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|www\.)/i;
 
 /**
  * Slack reads `@here`, `@channel`, `@everyone` and `@group` typed as text (at the start of a word,
@@ -192,11 +200,17 @@ const SPECIAL_MENTION = /(?<=^|[(>*_])@(?=(?:here|channel|everyone|group)[._-]*(
 /** A URL anywhere in a word (after a bracket, say), which a guard must leave whole. */
 const URL_INSIDE = /[a-z][a-z0-9+.-]*:\/\/|www\./i;
 
-/** `word` with its special mentions kept words; a word holding a URL is left whole. */
+/** `word` without the URL it holds, and that URL on: a URL starts with its scheme or `www.`. */
+function splitAtUrl(word: string): [before: string, url: string] {
+  const start = word.search(URL_INSIDE);
+  return start === -1 ? [word, ''] : [word.slice(0, start), word.slice(start)];
+}
+
+/** `word` with its special mentions kept words; the URL it may hold is left whole. */
 function unmentioned(word: string): string {
-  return word.includes('@') && !URL_INSIDE.test(word)
-    ? word.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`)
-    : word;
+  if (!word.includes('@')) return word;
+  const [before, url] = splitAtUrl(word);
+  return before.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`) + url;
 }
 
 /**
@@ -208,9 +222,11 @@ export function guardMentions(text: string): string {
 }
 
 function guardWord(word: string): string {
-  if (BARE_URL.test(word)) return word;
-  const quoted = unmentioned(word.startsWith('>') ? ZERO_WIDTH_SPACE + word : word);
-  return quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
+  const [before, url] = splitAtUrl(word);
+  if (before === '') return word;
+  const quoted = unmentioned(before.startsWith('>') ? ZERO_WIDTH_SPACE + before : before);
+  const unstruck = quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
+  return (unstruck.includes('`') ? unstruck.replaceAll('`', `\`${ZERO_WIDTH_SPACE}`) : unstruck) + url;
 }
 
 /**
@@ -225,7 +241,7 @@ function markGaps(pieces: MrkdwnPiece[]): void {
     const after = pieces[index + 1];
     piece.gap =
       piece.kind === 'open'
-        ? before?.kind === 'word' && WORD_CHARACTER.test(before.text.slice(-1))
-        : after?.kind === 'word' && WORD_CHARACTER.test(after.text.charAt(0));
+        ? before?.kind === 'word' && ENDS_IN_WORD_CHARACTER.test(before.text)
+        : after?.kind === 'word' && STARTS_WITH_WORD_CHARACTER.test(after.text);
   });
 }

@@ -134,18 +134,32 @@ function boundPieces(pieces: readonly MrkdwnPiece[], maxLength: number): MrkdwnP
   return bounded;
 }
 
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * The characters a word may be cut between: its graphemes, so that a flag, an emoji sequence or a
+ * letter with its accents stays whole (cut apart, the regional indicators after a cut would pair up
+ * into other flags); the code points of a grapheme longer than a section.
+ */
+function* cuttable(text: string, room: number): Generator<string> {
+  for (const { segment } of graphemes.segment(text)) {
+    if (pieceText({ kind: 'word', text: segment }).length <= room) yield segment;
+    else yield* segment;
+  }
+}
+
 function cutWord(text: string, room: number): MrkdwnPiece[] {
   const words: MrkdwnPiece[] = [];
   let current = '';
   let length = 0;
-  for (const char of text) {
-    const size = pieceText({ kind: 'word', text: char }).length;
+  for (const part of cuttable(text, room)) {
+    const size = pieceText({ kind: 'word', text: part }).length;
     if (length + size > room) {
       words.push({ kind: 'word', text: current });
       current = '';
       length = 0;
     }
-    current += char;
+    current += part;
     length += size;
   }
   if (current !== '') words.push({ kind: 'word', text: current });

@@ -65,7 +65,33 @@ describe('renderMrkdwn', () => {
     ['a leading > is not a quote', '> not a quote', `${zwsp}&gt; not a quote`],
     ['a > inside code stays as is', '```\n> q\n```', '```\n&gt; q\n```'],
     ['snake_case stays literal', 'snake_case_name', 'snake_case_name'],
-    ['unmatched marks stay literal', 'a * b and `open', 'a * b and `open'],
+    ['unmatched marks stay literal', 'a * b and `open', `a * b and \`${zwsp}open`],
+    [
+      'backticks of the text, which Slack would read as code or a code block',
+      'Wrap it in ``` like this\nand close with ``` then',
+      `Wrap it in \`${zwsp}\`${zwsp}\`${zwsp} like this\nand close with \`${zwsp}\`${zwsp}\`${zwsp} then`,
+    ],
+    [
+      'a code block holding three backticks, which would end it',
+      '```\necho "```"\nmore\n```',
+      `\`\`\`\necho "\`${zwsp}\`${zwsp}\`"\nmore\n\`\`\``,
+    ],
+    [
+      'a backtick in a code span, which would end it, shown as its look-alike',
+      'Run ``git log --format=`%h`x`` now',
+      'Run `git log --format=\u02cb%h\u02cbx` now',
+    ],
+    [
+      'a special mention before a URL in one word, or as a link text',
+      '@here:https://status.example.com (@channel)https://s.example.com [@here](https://status.example.com)',
+      `@${zwsp}here:https://status.example.com (@${zwsp}channel)https://s.example.com <https://status.example.com/|@${zwsp}here>`,
+    ],
+    [
+      'a URL after a bracket or a label in one word, left whole',
+      'CV (https://example.edu/~alice/cv) and x~y:https://example.edu/~bob',
+      `CV (https://example.edu/~alice/cv) and x~${zwsp}y:https://example.edu/~bob`,
+    ],
+    ['bold between astral letters gets invisible boundaries', '𠮷*野家*𠮷', `𠮷${zwsp}*野家*${zwsp}𠮷`],
   ])('%s', (_name, source, expected) => {
     expect(mrkdwn(source)).toBe(expected);
   });
@@ -176,6 +202,13 @@ describe('splitMrkdwn', () => {
     const parts = split('😀'.repeat(120), 100);
     expect(parts.join('')).toBe('😀'.repeat(120));
     for (const part of parts) expect(part).toMatch(/^(😀)+$/u);
+  });
+
+  it('cuts a word longer than a part between graphemes, so that flags stay whole', () => {
+    const flags = '🇺🇸'.repeat(120);
+    const parts = split(`a${flags}`, 100);
+    expect(parts.join('')).toBe(`a${flags}`);
+    for (const part of parts.slice(1)) expect(part).toMatch(/^(🇺🇸)+$/u);
   });
 
   it('answers nothing for a message that renders to nothing', () => {
