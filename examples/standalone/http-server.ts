@@ -12,6 +12,15 @@ import { writeAnswer } from './write-answer.js';
  */
 export const maxPipelinedRequests = 64;
 
+/** How many `Host` lines a request has: one, or none in HTTP/1.0; RFC 9112 §3.2 refuses more. */
+function hostLinesOf(rawHeaders: readonly string[]): number {
+  let lines = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === 'host') lines += 1;
+  }
+  return lines;
+}
+
 /** Once draining and past its grace, how often the connections of stalled uploads are looked for. */
 const cutEveryMs = 250;
 
@@ -32,8 +41,8 @@ export interface HttpServerOptions {
 export interface DrainableServer {
   server: Server;
   /**
-   * Stops accepting connections, closes the idle ones, lets the requests in flight finish (their
-   * answers carry `Connection: close`), then closes every connection left (one that sent nothing,
+   * Stops accepting connections, closes the idle ones, lets the requests in flight finish (the last
+   * answer of each connection carries `Connection: close`), then closes every connection left (one that sent nothing,
    * or only part of a request), and resolves when the last has closed. A request still receiving
    * its body after `drainBodyGraceMs` has its connection closed too.
    */
@@ -65,7 +74,20 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
 
   const inFlight = new Set<ServerResponse>();
   const waiting = new WeakMap<Socket, number>();
+  /** The answer a connection's latest request waits for: the last one it is sent while draining. */
+  const latest = new WeakMap<Socket, ServerResponse>();
+  /** Connections past the bound: their requests ahead are answered, then they are closed. */
+  const overflowed = new WeakSet<Socket>();
   let draining = false;
+  // While draining, only the last answer a connection waits for closes it: Node ends the connection
+  // after an answer saying `Connection: close`, and the answers of requests pipelined behind it,
+  // carried out all the same, would be lost.
+  const closeAfter = (response: ServerResponse) => {
+    const socket = response.req.socket;
+    const before = latest.get(socket);
+    if (before !== undefined && before !== response && !before.headersSent) before.removeHeader('connection');
+    if (!response.headersSent) response.setHeader('connection', 'close');
+  };
   // Once the last answer is out, nothing a connection may still send is waited for: an idle
   // connection, or one that sent part of a request, would otherwise hold the stop to its timeout.
   const closeWhenDone = () => {
@@ -85,25 +107,35 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   };
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket;
+    if (overflowed.has(socket)) return;
     const count = (waiting.get(socket) ?? 0) + 1;
     if (count > maxPipelinedRequests) {
-      socket.destroy();
+      // Neither this request nor any behind it is carried out; those ahead, which may have sent a
+      // notification, keep their answers, and the connection ends once they are out.
+      overflowed.add(socket);
       return;
     }
     waiting.set(socket, count);
     inFlight.add(response);
-    if (draining) response.setHeader('connection', 'close');
+    if (draining) closeAfter(response);
+    latest.set(socket, response);
     response.on('close', () => {
-      waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
+      const left = (waiting.get(socket) ?? 1) - 1;
+      waiting.set(socket, left);
       inFlight.delete(response);
+      if (left === 0 && overflowed.has(socket)) socket.destroySoon();
       if (draining) setImmediate(closeWhenDone);
     });
-    if (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1 && !request.headers.host) {
+    const hostLines = hostLinesOf(request.rawHeaders);
+    const refusal =
+      hostLines > 1
+        ? `Malformed HTTP request: Host must be sent once, not ${hostLines} times`
+        : !request.headers.host && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1
+          ? 'Malformed HTTP request: an HTTP/1.1 request needs a Host header'
+          : null;
+    if (refusal !== null) {
       response.setHeader('connection', 'close');
-      writeAnswer(
-        response,
-        errorResponse(400, 'Malformed HTTP request: an HTTP/1.1 request needs a Host header'),
-      );
+      writeAnswer(response, errorResponse(400, refusal));
       return;
     }
     listener(request, response);
@@ -114,7 +146,8 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
     drain: () =>
       new Promise<void>((resolve) => {
         draining = true;
-        for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
+        for (const response of inFlight)
+          if (latest.get(response.req.socket) === response) closeAfter(response);
         // Once the grace is over, and again while requests are left, as one may have come since, or
         // a connection may have given the answer it was waiting for.
         let cutting: NodeJS.Timeout | undefined;

@@ -88,7 +88,10 @@ export function answerParserErrors(server: Server): RawAnswers {
     // may have sent a notification, which a client told only "400" would send again), then this
     // one. A request still arriving (a body too slow, say) is the one refused: it gets no other.
     const pending = current.get(socket);
-    if (pending === undefined || pending.writableFinished) answer();
+    // A request answered before its body was all in (a 413, a 404) has had its answer: a second
+    // one would be read as the answer to the client's next request.
+    if (pending?.writableFinished && !pending.req.complete) socket.destroy();
+    else if (pending === undefined || pending.writableFinished) answer();
     else if (!pending.req.complete) {
       if (pending.headersSent) socket.destroy();
       else answer();

@@ -104,7 +104,7 @@ describe('errors of the HTTP parser, in the error shape', () => {
     expectErrorShape(answer, 408, /time/i);
   });
 
-  it('417 for an Expect it does not support, and 400 for an HTTP/1.1 request without Host', async () => {
+  it('417 for an Expect it does not support, and 400 for an HTTP/1.1 request without Host or with two', async () => {
     expectErrorShape(
       await raw(['GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n']),
       417,
@@ -112,6 +112,11 @@ describe('errors of the HTTP parser, in the error shape', () => {
     );
     expectErrorShape(await raw(['GET /healthz HTTP/1.1\r\n\r\n']), 400, /Host header/);
     expectErrorShape(await raw(['GET /healthz HTTP/1.1\r\nHost:\r\n\r\n']), 400, /Host header/);
+    expectErrorShape(
+      await raw(['GET /healthz HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n']),
+      400,
+      /^Malformed HTTP request: Host must be sent once, not 2 times$/,
+    );
     const http10 = await raw(['GET /healthz HTTP/1.0\r\n\r\n']);
     expect(http10.status).toBe(200);
   });

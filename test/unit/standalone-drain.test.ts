@@ -2,7 +2,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type DrainableServer } from '../../examples/standalone/http-server.js';
+import {
+  createHttpServer,
+  type DrainableServer,
+  maxPipelinedRequests,
+} from '../../examples/standalone/http-server.js';
 
 // The standalone service's HTTP server while it stops: what its drain waits for, and what it cuts.
 let served: DrainableServer | undefined;
@@ -71,5 +75,67 @@ describe('the standalone server draining', () => {
     expect(performance.now() - started).toBeLessThan(900);
     await Promise.all([drained, slowClosed]);
     expect(slow.received()).toContain('answered /slow');
+  });
+});
+
+/** The answers in what a connection received, by their status lines and `Connection` headers. */
+const answersIn = (text: string) =>
+  text
+    .split('HTTP/1.1 ')
+    .slice(1)
+    .map((answer) => ({
+      closes: /\r\nconnection: close\r\n/i.test(answer),
+      body: answer.split('\r\n\r\n')[1],
+    }));
+
+const pipelined = (count: number) =>
+  Array.from({ length: count }, (_, index) => `GET /${index} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
+
+describe('the standalone server and pipelined requests', () => {
+  it('answers every request a connection pipelined before the stop, the last answer closing it', async () => {
+    const { drain, open } = await serverAnswering(200, 1_000);
+    const { socket, received } = await open();
+    socket.write(pipelined(20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = drain();
+    await once(socket, 'close');
+    await drained;
+    const answers = answersIn(received());
+    expect(answers.map((answer) => answer.body)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `answered /${index}`),
+    );
+    expect(answers.map((answer) => answer.closes)).toEqual([...Array(19).fill(false), true]);
+  });
+
+  it(`answers the ${maxPipelinedRequests} requests ahead of the one past the bound, then closes, running none after`, async () => {
+    const { open } = await serverAnswering(100, 1_000);
+    const { socket, received } = await open();
+    socket.write(pipelined(maxPipelinedRequests + 5));
+    await once(socket, 'close');
+    expect(answersIn(received()).map((answer) => answer.body)).toEqual(
+      Array.from({ length: maxPipelinedRequests }, (_, index) => `answered /${index}`),
+    );
+  });
+
+  it('gives a request answered before its body arrived no second answer when its time is up', async () => {
+    served = createHttpServer(
+      (_request, response) => {
+        response.statusCode = 404;
+        response.end('not here');
+      },
+      { headersTimeoutMs: 300, requestTimeoutMs: 300, drainBodyGraceMs: 1_000 },
+    );
+    served.server.listen(0, '127.0.0.1');
+    await once(served.server, 'listening');
+    const { port } = served.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', () => undefined);
+    socket.write(stalledPost('/unknown'));
+    await once(socket, 'close');
+    expect(answersIn(text).map((answer) => answer.body)).toEqual(['not here']);
   });
 });
