@@ -105,7 +105,7 @@ export interface FakeTeamsMessage {
   userId: string;
   activity: Json;
   card: Json;
-  /** The body's text blocks but the footer, markdown escapes removed, one line each. */
+  /** The body's text blocks but the footer, markdown escapes removed, one line each (a line's runs joined). */
   text: string;
   /** The card's `Action.Execute` buttons. */
   buttons: { text: string; value: string }[];
@@ -197,7 +197,7 @@ const asRead = (text: string): string =>
 function textBlocks(elements: unknown): Json[] {
   return asArray(elements).flatMap((raw) => {
     const element = asRecord(raw);
-    if (element.type === 'TextBlock') return [element];
+    if (element.type === 'TextBlock' || element.type === 'RichTextBlock') return [element];
     if (element.type === 'Container') return textBlocks(element.items);
     return [];
   });
@@ -212,7 +212,14 @@ function viewOf(conversation: Conversation, activityId: string, stored: { activi
   const blocks = textBlocks(card.body);
   const last = blocks[blocks.length - 1];
   const footerBlock = last?.isSubtle === true ? last : undefined;
-  const textOf = (block: Json) => asRead(String(block.text ?? ''));
+  // A RichTextBlock's runs are shown as they are: no markdown, no escapes.
+  const textOf = (block: Json) =>
+    block.type === 'RichTextBlock'
+      ? asArray(block.inlines)
+          .map((run) => String(asRecord(run).text ?? ''))
+          .join('')
+          .replaceAll('\u00a0', ' ')
+      : asRead(String(block.text ?? ''));
   return {
     conversationId: conversation.id,
     activityId,

@@ -42,7 +42,13 @@ function typesOf(value: unknown): string[] {
   if (typeof value !== 'object' || value === null) return [];
   const record = value as Record<string, unknown>;
   const own = typeof record.type === 'string' ? [record.type] : [];
-  return [...own, ...typesOf(record.body), ...typesOf(record.items), ...typesOf(record.actions)];
+  return [
+    ...own,
+    ...typesOf(record.body),
+    ...typesOf(record.items),
+    ...typesOf(record.inlines),
+    ...typesOf(record.actions),
+  ];
 }
 
 describe('adaptiveCard', () => {
@@ -51,7 +57,11 @@ describe('adaptiveCard', () => {
     expect(adaptiveCardProblems(card)).toEqual([]);
     expect(card.version).toBe('1.5');
     expect(new Set(typesOf(card))).toSatisfy((types: Set<string>) =>
-      [...types].every((type) => ['AdaptiveCard', 'TextBlock', 'Container', 'Action.Execute'].includes(type)),
+      [...types].every((type) =>
+        ['AdaptiveCard', 'TextBlock', 'RichTextBlock', 'TextRun', 'Container', 'Action.Execute'].includes(
+          type,
+        ),
+      ),
     );
   });
 
@@ -62,8 +72,21 @@ describe('adaptiveCard', () => {
       version: '1.5',
       body: [
         { type: 'TextBlock', text: 'Deploy **v2.3** to _production_?', wrap: true },
-        { type: 'TextBlock', text: '• `api`', wrap: true },
-        { type: 'TextBlock', text: '• `web`', wrap: true, spacing: 'None' },
+        {
+          type: 'RichTextBlock',
+          inlines: [
+            { type: 'TextRun', text: '• ' },
+            { type: 'TextRun', text: 'api', fontType: 'Monospace' },
+          ],
+        },
+        {
+          type: 'RichTextBlock',
+          inlines: [
+            { type: 'TextRun', text: '• ' },
+            { type: 'TextRun', text: 'web', fontType: 'Monospace' },
+          ],
+          spacing: 'None',
+        },
         {
           type: 'TextBlock',
           text: 'See [the runbook](https://wiki.example.com/deploy?env=prod&v=2.3).',

@@ -9,7 +9,7 @@ import {
 /** A `TextBlock` of an Adaptive Card (schema 1.5), with the properties this renderer sets. */
 export interface AdaptiveTextBlock {
   type: 'TextBlock';
-  /** Markdown as Adaptive Card hosts read it: `**bold**`, `_italic_`, `` `code` ``, `[text](url)`. */
+  /** Markdown as Teams reads it: `**bold**`, `_italic_`, `[text](url)`. */
   text: string;
   wrap: true;
   /** Space above the block; the host's default when absent. */
@@ -27,10 +27,35 @@ export interface AdaptiveContainer {
   items: AdaptiveTextBlock[];
 }
 
+/** A run of a `RichTextBlock` (schema 1.2): its text is shown as it is, no markdown read in it. */
+export interface AdaptiveTextRun {
+  type: 'TextRun';
+  text: string;
+  weight?: 'Bolder';
+  italic?: true;
+  /** Inline code. */
+  fontType?: 'Monospace';
+  /** A link: the run opens its URL, and is underlined so that it looks like one. */
+  selectAction?: { type: 'Action.OpenUrl'; url: string };
+  underline?: true;
+}
+
+/**
+ * A `RichTextBlock` (schema 1.2): a line that holds inline code. Teams reads no code spans in a
+ * `TextBlock`'s markdown (its backticks would show, and markdown inside them would be read), so such
+ * a line is made of runs, the code in a monospace one.
+ */
+export interface AdaptiveRichTextBlock {
+  type: 'RichTextBlock';
+  inlines: AdaptiveTextRun[];
+  spacing?: 'None';
+}
+
 /** An element of a card's body, as this renderer produces them. */
-export type AdaptiveElement = AdaptiveTextBlock | AdaptiveContainer;
+export type AdaptiveElement = AdaptiveTextBlock | AdaptiveRichTextBlock | AdaptiveContainer;
 
 const NBSP = '\u00a0';
+const ZERO_WIDTH_SPACE = '\u200b';
 /** Characters that start or end a span, a link or an autolink anywhere in a line. */
 const INLINE_SPECIAL = /[\\`*_~[\]<]/g;
 /** `&` that would start an entity (`&amp;`, `&#60;`) and be read as the character it names. */
@@ -87,12 +112,14 @@ export function escapeCardText(given: string, atLineStart = false): string {
 }
 
 /**
- * The document as the body of an Adaptive Card: one `TextBlock` per line, so that line breaks never
- * depend on how a host reads newlines in markdown. Paragraph lines carry their formatting as
- * markdown (`**bold**`, `_italic_`, `` `code` ``, `[text](url)`); list items start with `• `; a code
- * block is a shaded `Container` of monospace lines that keep their indentation. A link whose URL
- * {@link safeLinkUrl} refuses shows its text only. Every character of the text that the host could
- * read as markup is escaped ({@link escapeCardText}). Lines that render to nothing are left out.
+ * The document as the body of an Adaptive Card: one element per line, so that line breaks never
+ * depend on how a host reads newlines in markdown. A paragraph line is a `TextBlock` carrying its
+ * formatting as markdown (`**bold**`, `_italic_`, `[text](url)`), every character of its text that
+ * the host could read as markup escaped ({@link escapeCardText}); a line that holds inline code,
+ * which Teams' markdown does not have, is a `RichTextBlock` of runs, the code monospace. List items
+ * start with `• `; a code block is a shaded `Container` of monospace lines that keep their
+ * indentation. A link whose URL {@link safeLinkUrl} refuses shows its text only. Lines that render
+ * to nothing are left out.
  */
 export function renderAdaptiveCardBody(document: MarkdownDocument): AdaptiveElement[] {
   const elements: AdaptiveElement[] = [];
@@ -145,16 +172,10 @@ const tightLine = (text: string, extra: Partial<AdaptiveTextBlock> = {}): Adapti
 function renderBlock(block: Block): AdaptiveElement[] {
   switch (block.type) {
     case 'paragraph':
-      return splitLines(block.children)
-        .map((line) => renderLine(line))
-        .filter((text) => text.trim() !== '')
-        .map((text) => tightLine(text));
+      return renderedLines(block.children).map((line) => lineElement(line, ''));
     case 'list':
       return block.items.flatMap((item) =>
-        splitLines(item)
-          .map((line) => renderLine(line))
-          .filter((text) => text.trim() !== '')
-          .map((text, index) => tightLine(index === 0 ? `• ${text}` : `${NBSP.repeat(3)}${text}`)),
+        renderedLines(item).map((line, index) => lineElement(line, index === 0 ? '• ' : NBSP.repeat(3))),
       );
     case 'codeBlock':
       return [
@@ -201,6 +222,70 @@ function splitLines(inlines: readonly Inline[]): Inline[][] {
 const holdsBreak = (inline: Inline): boolean =>
   inline.type === 'break' || ('children' in inline && inline.children.some(holdsBreak));
 
+/** A line rendered: markdown for a `TextBlock`, or the runs of a `RichTextBlock` when it holds code. */
+type RenderedLine = { markdown: string } | { runs: AdaptiveTextRun[] };
+
+const holdsCode = (inline: Inline): boolean =>
+  inline.type === 'code' || ('children' in inline && inline.children.some(holdsCode));
+
+/** The lines of some inline content that show something, each rendered. */
+function renderedLines(inlines: readonly Inline[]): RenderedLine[] {
+  return splitLines(inlines).flatMap((line): RenderedLine[] => {
+    if (line.some(holdsCode)) {
+      const runs = textRuns(line, {});
+      return runs.some((run) => run.text.trim() !== '') ? [{ runs }] : [];
+    }
+    const markdown = renderLine(line);
+    return markdown.trim() === '' ? [] : [{ markdown }];
+  });
+}
+
+/** A rendered line as a tight element, after `prefix` (a bullet, or the indentation of a list item's later lines). */
+function lineElement(line: RenderedLine, prefix: string): AdaptiveElement {
+  if ('markdown' in line) return tightLine(prefix + line.markdown);
+  const runs: AdaptiveTextRun[] =
+    prefix === '' ? line.runs : [{ type: 'TextRun', text: prefix }, ...line.runs];
+  return { type: 'RichTextBlock', inlines: runs, spacing: 'None' };
+}
+
+/** How the runs of a span look: the marks around it. */
+type RunStyle = Omit<AdaptiveTextRun, 'type' | 'text'>;
+
+/** Text as a run shows it: a control character as U+FFFD, `{{` broken as in every text of a card. */
+const runText = (text: string): string => withoutDateFunctions(withoutControls(text));
+
+/** The inline content of a line as runs, each styled by the spans it lies in; empty runs left out. */
+function textRuns(inlines: readonly Inline[], style: RunStyle): AdaptiveTextRun[] {
+  return inlines.flatMap((inline) => inlineRuns(inline, style));
+}
+
+function inlineRuns(inline: Inline, style: RunStyle): AdaptiveTextRun[] {
+  const run = (text: string, own: RunStyle = style): AdaptiveTextRun[] =>
+    text === '' ? [] : [{ type: 'TextRun', text: runText(text), ...own }];
+  switch (inline.type) {
+    case 'text':
+      return run(inline.value);
+    case 'code':
+      return run(inline.value, { ...style, fontType: 'Monospace' });
+    case 'bold':
+      return textRuns(inline.children, { ...style, weight: 'Bolder' });
+    case 'italic':
+      return textRuns(inline.children, { ...style, italic: true });
+    case 'link': {
+      const label = renderPlainText({ blocks: [{ type: 'paragraph', children: [...inline.children] }] });
+      const href = safeLinkUrl(inline.url);
+      if (href === null) return run(label);
+      return run(label === '' ? href : label, {
+        ...style,
+        selectAction: { type: 'Action.OpenUrl', url: href },
+        underline: true,
+      });
+    }
+    case 'break':
+      return [];
+  }
+}
+
 /** Renders one line; tracks whether anything visible was written yet, for line-start escapes. */
 function renderLine(line: readonly Inline[]): string {
   const state = { started: false };
@@ -231,8 +316,8 @@ function renderInline(inline: Inline, state: LineState): string {
     case 'italic':
       return span('_', renderInlines(inline.children, state));
     case 'code':
-      state.started = true;
-      return codeSpan(inline.value);
+      // A line holding code is made of runs instead; here, code is text like any other.
+      return text(inline.value, state);
     case 'link':
       return link(inline.url, inline.children, state);
     case 'break':
@@ -248,24 +333,27 @@ function text(value: string, state: LineState): string {
 }
 
 /**
+ * Punctuation and symbols as CommonMark counts them for emphasis, a backslash escape's included;
+ * not the marks of a span nested inside, which need the punctuation they are next to.
+ */
+const PUNCTUATION_START = /^(?![*_])[\p{P}\p{S}]/u;
+const PUNCTUATION_END = /(?![*_])[\p{P}\p{S}]$/u;
+
+/**
  * Markdown reads `**` as bold only where it does not touch whitespace on its inner side, so the
  * span's outer whitespace is moved outside its marks; an empty span is left out (`****` is text).
+ * Nor does it where punctuation is on its inner side and a letter on its outer one (`x**(y)**z`,
+ * `注意**「重要」**の`): a zero-width space, neither whitespace nor punctuation, goes between the mark
+ * and such punctuation, without a visible change.
  */
 function span(mark: string, inner: string): string {
   const core = inner.trim();
   if (core === '') return inner;
   const lead = inner.slice(0, inner.length - inner.trimStart().length);
   const trail = inner.slice(inner.trimEnd().length);
-  return `${lead}${mark}${core}${mark}${trail}`;
-}
-
-/** A code span fenced by more backticks than it contains in a row, padded where a backtick touches the fence. */
-function codeSpan(value: string): string {
-  if (value === '') return '';
-  const longestRun = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longestRun + 1);
-  const pad = value.startsWith('`') || value.endsWith('`') || /^ .* $/.test(value) ? ' ' : '';
-  return `${fence}${pad}${withoutDateFunctions(value)}${pad}${fence}`;
+  const open = PUNCTUATION_START.test(core) ? `${mark}${ZERO_WIDTH_SPACE}` : mark;
+  const close = PUNCTUATION_END.test(core) ? `${ZERO_WIDTH_SPACE}${mark}` : mark;
+  return `${lead}${open}${core}${close}${trail}`;
 }
 
 /**
