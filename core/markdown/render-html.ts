@@ -62,7 +62,8 @@ function renderInline(inline: Inline, inLink: boolean): string {
 
 function renderLink(url: string, children: readonly Inline[], inLink: boolean): string {
   const href = inLink ? null : safeLinkUrl(url);
-  if (href === null) return escapeHtml(renderPlainInlines(children));
+  // Refused, it is its text; without text, its URL as text, so that nothing written is lost.
+  if (href === null) return escapeHtml(renderPlainInlines(children) || url);
   const content = children.length === 0 ? escapeHtml(url) : renderInlines(children, true);
   return `<a href="${escapeHtml(href)}" ${LINK_ATTRIBUTES}>${content}</a>`;
 }

@@ -56,7 +56,8 @@ export function escapeMrkdwn(text: string): string {
  * The document as Slack mrkdwn: `*bold*`, `_italic_`, `` `code` ``, code blocks between triple
  * backticks, list items as `• item`, links as `<url|text>`. Every `&`, `<` and `>` of the text is
  * escaped, so a message cannot write Slack's own syntax for links and mentions (`<!channel>`,
- * `<https://…|text>`). A link whose URL {@link safeLinkUrl} refuses shows its text only, as plain text.
+ * `<https://…|text>`). A link whose URL {@link safeLinkUrl} refuses shows its text only, as plain text
+ * (its URL, without text).
  */
 export function renderMrkdwn(document: MarkdownDocument): string {
   return mrkdwnPieces(document).map(pieceText).join('');
@@ -154,7 +155,7 @@ function pushLink(pieces: MrkdwnPiece[], url: string, children: readonly Inline[
   const label = renderPlainInlines(children);
   const href = inLink ? null : safeLinkUrl(url);
   if (href === null) {
-    pushText(pieces, label);
+    pushText(pieces, label || url);
     return;
   }
   const target = escapeMrkdwn(href.replaceAll('|', '%7C'));

@@ -379,6 +379,11 @@ describe('renderHtml', () => {
     expect(single).not.toMatch(/'onfocus/);
   });
 
+  it('shows a refused link without text as its URL, escaped', () => {
+    expect(html('Call [](tel:+15551234567) now')).toBe('<p>Call tel:+15551234567 now</p>');
+    expect(html('[](javascript:x<b>)')).toBe('<p>javascript:x&lt;b&gt;</p>');
+  });
+
   it('escapes the link text of a refused link', () => {
     expect(html('[<img src=x onerror=alert(1)>](javascript:x)')).toBe(
       '<p>&lt;img src=x onerror=alert(1)&gt;</p>',

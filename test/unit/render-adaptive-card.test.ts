@@ -87,6 +87,12 @@ describe('renderAdaptiveCardBody', () => {
     ['link right after a !', 'Done![report](https://x.test/r)', ['Done\\![report](https://x.test/r)']],
     ['a ! in code before a link stays', '`a!`[b](https://x.test)', ['runs:{a!}[b](https://x.test/)']],
     ['javascript: link as plain text', '[click](javascript:alert(1))', ['click']],
+    [
+      'a refused link without text shows its URL as text',
+      'Call [](tel:+15551234567) now',
+      ['Call tel:+15551234567 now'],
+    ],
+    ['the same in a line holding code', '`x` [](tel:+1555)', ['runs:{x} tel:+1555']],
     ['relative link as plain text', '[here](/relative)', ['here']],
     [
       'markdown characters in text are escaped',
@@ -151,7 +157,7 @@ describe('renderAdaptiveCardBody', () => {
   });
 
   it('leaves out lines that render to nothing', () => {
-    expect(renderAdaptiveCardBody(parseMarkdown('[](javascript:x)'))).toEqual([]);
+    expect(renderAdaptiveCardBody(parseMarkdown('[ ](javascript:x)'))).toEqual([]);
   });
 
   it('renders bodies that the official parser reads as valid schema-1.5 cards', () => {

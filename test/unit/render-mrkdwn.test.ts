@@ -34,6 +34,11 @@ describe('renderMrkdwn', () => {
     ['link text is plain', '[*bold* label](https://x.test)', '<https://x.test/|bold label>'],
     ['link inside bold', '*see [docs](https://x.test)*', '*see <https://x.test/|docs>*'],
     ['javascript: link as plain text', '[click](javascript:alert(1))', 'click'],
+    [
+      'a refused link without text shows its URL as text',
+      'Call [](tel:+15551234567) now',
+      'Call tel:+15551234567 now',
+    ],
     ['data: link as plain text', '[img](data:text/html,<b>x</b>)', 'img'],
     ['relative link as plain text', '[here](/relative)', 'here'],
     // A word that starts with `>` is guarded wherever it stands: any word may start a section.
@@ -212,7 +217,7 @@ describe('splitMrkdwn', () => {
   });
 
   it('answers nothing for a message that renders to nothing', () => {
-    expect(split('[](javascript:alert(1))')).toEqual([]);
+    expect(split('[ ](javascript:alert(1))')).toEqual([]);
   });
 
   it('keeps every part within the limit, escapes and links whole, for any message', () => {

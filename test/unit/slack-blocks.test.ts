@@ -189,8 +189,8 @@ describe('slackMessage', () => {
   });
 
   it('shows the source of a message that renders to nothing, so no section is empty', () => {
-    const { blocks } = slackMessage(plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))'));
-    expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '[](javascript:alert(1))' } }]);
+    const { blocks } = slackMessage(plainView('notif_0123456789abcdefABCDEF01', '[ ](javascript:alert(1))'));
+    expect(blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: '[ ](javascript:alert(1))' } }]);
   });
 
   it('names the request in the block id of the buttons, and nothing else', () => {

@@ -177,9 +177,9 @@ describe('adaptiveCard', () => {
   });
 
   it('shows what was written when the message renders to nothing', () => {
-    const view = plainView('notif_0123456789abcdefABCDEF01', '[](javascript:alert(1))');
+    const view = plainView('notif_0123456789abcdefABCDEF01', '[ ](javascript:alert(1))');
     expect(adaptiveCard(view).body).toEqual([
-      { type: 'TextBlock', text: '\\[\\](javascript:alert(1))', wrap: true },
+      { type: 'TextBlock', text: '\\[ \\](javascript:alert(1))', wrap: true },
     ]);
   });
 

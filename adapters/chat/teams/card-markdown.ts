@@ -274,7 +274,7 @@ function inlineRuns(inline: Inline, style: RunStyle): AdaptiveTextRun[] {
     case 'link': {
       const label = renderPlainText({ blocks: [{ type: 'paragraph', children: [...inline.children] }] });
       const href = safeLinkUrl(inline.url);
-      if (href === null) return run(label);
+      if (href === null) return run(label || inline.url);
       return run(label === '' ? href : label, {
         ...style,
         selectAction: { type: 'Action.OpenUrl', url: href },
@@ -363,7 +363,7 @@ function span(mark: string, inner: string): string {
 function link(url: string, children: readonly Inline[], state: LineState): string {
   const label = renderPlainText({ blocks: [{ type: 'paragraph', children: [...children] }] });
   const href = safeLinkUrl(url);
-  if (href === null) return text(label, state);
+  if (href === null) return text(label || url, state);
   state.started = true;
   const target = href.replace(/[()\\ ]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
   return `[${escapeCardText(label === '' ? href : label)}](${target})`;
