@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StoragePorts } from '../../core/ports/storage.js';
 import {
   acmeTenant,
   asEarlierRelease,
@@ -501,6 +502,45 @@ describe('Teams transport: updates', () => {
 });
 
 describe('Teams transport: clicks', () => {
+  it('takes a repeat of an invoke whose click the storage failed, once the storage is back, even when it could not take its mark back', async () => {
+    let failing = false;
+    const down = () => Promise.reject(new Error('storage unreachable'));
+    const w = await start({
+      wrapStorage: (storage: StoragePorts): StoragePorts => ({
+        ...storage,
+        requests: {
+          ...storage.requests,
+          updateRequest: (...args) => (failing ? down() : storage.requests.updateRequest(...args)),
+        },
+        transportState: {
+          ...storage.transportState,
+          delete: (...args) => (failing ? down() : storage.transportState.delete(...args)),
+        },
+      }),
+    });
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test']);
+    const invoke = w.connector.clickActivity(only(w, bob), 'approve', bob.id, 'invoke-42');
+    failing = true;
+    await expect(w.post(invoke)).rejects.toThrow();
+    failing = false;
+    // A repeat while the failed attempt's mark lives is taken for a repeat of an attempt under way.
+    await w.post(invoke);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
+    w.clock.advance(15_000);
+    const repeat = await w.post(invoke);
+    expect(repeat.status).toBe(200);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('approve');
+    // Taken now: a later repeat changes nothing, however late within the hour.
+    w.clock.advance(30 * 60_000);
+    const updates = w.connector.callsTo('update').length;
+    await w.post(invoke);
+    expect(w.logs.filter((line) => line.startsWith('Teams repeated an invoke already taken'))).toHaveLength(
+      2,
+    );
+    expect(w.connector.callsTo('update')).toHaveLength(updates);
+  });
+
   it('updates a message at the service URL its last click named, not the one of the install', async () => {
     const w = await start();
     await w.install(bob, carol);

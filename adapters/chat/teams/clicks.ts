@@ -119,6 +119,13 @@ export type InvokeAnswer = ReturnType<typeof cardInvokeResponse> | ReturnType<ty
  */
 const seenInvokeTtlMs = 60 * 60_000;
 
+/**
+ * How long an invoke being applied keeps a repeat of it out. Marked only for as long, until the
+ * click is stored: a mark the failed attempt could not take back (the storage down for that too, or
+ * the process gone) would otherwise answer every repeat "taken" and lose the click.
+ */
+const applyingInvokeTtlMs = 15_000;
+
 /** How many times a copy left behind by a click's answer is shown the current view. */
 const showAttempts = 3;
 
@@ -246,8 +253,8 @@ async function catchUp(
 }
 
 /**
- * Applies a click once per invoke: a repeat of an invoke already taken (Teams' retries, by the
- * invoke's id in its tenant) changes nothing and answers null.
+ * Applies a click once per invoke: a repeat of an invoke already taken, or being applied (Teams'
+ * retries, by the invoke's id in its tenant), changes nothing and answers null.
  */
 async function applyClick(
   { sink, logger }: ClickContext,
@@ -258,19 +265,29 @@ async function applyClick(
   const seenKey = `invoke:${JSON.stringify([invoke.tenantId, invoke.id ?? ''])}`;
   const first =
     invoke.id === undefined ||
-    (await sink.state.compareAndSet(seenKey, '1', null, { ttlMs: seenInvokeTtlMs })) !== null;
+    (await sink.state.compareAndSet(seenKey, 'applying', null, { ttlMs: applyingInvokeTtlMs })) !== null;
   if (!first) {
     logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
     return null;
   }
+  let outcome: ClickOutcome;
   try {
     // The answer carries the clicker's card: it must not wait for the other copies' updates.
-    return await sink.click(click, { until: 'stored' });
+    outcome = await sink.click(click, { until: 'stored' });
   } catch (error) {
-    // Nothing was applied: let Teams' repeat of this very invoke try again.
+    // Nothing was applied: let Teams' repeat of this very invoke try again (at the latest once the
+    // mark has expired, when taking it back fails too).
     await sink.state.delete(seenKey).catch(() => {});
     throw error;
   }
+  if (invoke.id !== undefined) {
+    // Kept for as long as Teams may repeat it. Unwritten, a repeat once the mark expired applies
+    // the click again, which changes nothing the first did not.
+    await sink.state.set(seenKey, 'taken', { ttlMs: seenInvokeTtlMs }).catch((error: unknown) => {
+      logger.warn('Teams invoke taken, but not recorded as taken', { ...where, error: String(error) });
+    });
+  }
+  return outcome;
 }
 
 /**
