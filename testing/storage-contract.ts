@@ -715,7 +715,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.idempotency.acquire(s, 'fp2', 'notif_2', timing)).toEqual({
           outcome: 'mismatch',
         });
-        await storage.idempotency.complete(s, { status: 200, body: '{}' });
+        await storage.idempotency.complete(s, 'notif_1', { status: 200, body: '{}' });
         expect(await storage.idempotency.acquire(s, 'fp2', 'notif_3', timing)).toEqual({
           outcome: 'mismatch',
         });
@@ -728,7 +728,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
           status: 200,
           body: '{"status":"ok", "notification_id":"notif_x","note":"é ✓\\n"}',
         };
-        await storage.idempotency.complete(s, response);
+        await storage.idempotency.complete(s, 'notif_1', response);
         const later = { ...timing, now: t0 + hour };
         expect(await storage.idempotency.acquire(s, 'fp1', 'notif_2', later)).toEqual({
           outcome: 'completed',
@@ -743,7 +743,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
       it('resumes a failed attempt under its first send id, not the new proposal, then holds the key again', async () => {
         const s = scope();
         await storage.idempotency.acquire(s, 'fp1', 'notif_first', timing);
-        await storage.idempotency.fail(s);
+        await storage.idempotency.fail(s, 'notif_first');
         expect(await storage.idempotency.acquire(s, 'fp1', 'notif_second', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'notif_first',
@@ -751,7 +751,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         expect(await storage.idempotency.acquire(s, 'fp1', 'notif_third', timing)).toEqual({
           outcome: 'busy',
         });
-        await storage.idempotency.fail(s);
+        await storage.idempotency.fail(s, 'notif_second');
         expect(await storage.idempotency.acquire(s, 'fp2', 'notif_fourth', timing)).toEqual({
           outcome: 'mismatch',
         });
@@ -784,11 +784,11 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
       it('keeps a renewed attempt from a repeat past its first lease, and never shortens a lease', async () => {
         const s = scope();
         await storage.idempotency.acquire(s, 'fp1', 'req_slow', { ...timing, leaseMs: 1000 });
-        await storage.idempotency.renew(s, { now: t0 + 800, leaseMs: 1000 });
+        await storage.idempotency.renew(s, 'req_slow', { now: t0 + 800, leaseMs: 1000 });
         expect(await storage.idempotency.acquire(s, 'fp1', 'req_2', { ...timing, now: t0 + 1500 })).toEqual({
           outcome: 'busy',
         });
-        await storage.idempotency.renew(s, { now: t0 + 100, leaseMs: 1000 });
+        await storage.idempotency.renew(s, 'req_slow', { now: t0 + 100, leaseMs: 1000 });
         expect(await storage.idempotency.acquire(s, 'fp1', 'req_3', { ...timing, now: t0 + 1700 })).toEqual({
           outcome: 'busy',
         });
@@ -801,22 +801,22 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
       it('renews neither a completed nor a failed record, nor a key never acquired', async () => {
         const done = scope();
         await storage.idempotency.acquire(done, 'fp1', 'req_done', timing);
-        await storage.idempotency.complete(done, { status: 200, body: '{}' });
-        await storage.idempotency.renew(done, { now: t0, leaseMs: 1000 });
+        await storage.idempotency.complete(done, 'req_done', { status: 200, body: '{}' });
+        await storage.idempotency.renew(done, 'req_done', { now: t0, leaseMs: 1000 });
         expect(await storage.idempotency.acquire(done, 'fp1', 'req_x', timing)).toEqual({
           outcome: 'completed',
           response: { status: 200, body: '{}' },
         });
         const failed = scope();
         await storage.idempotency.acquire(failed, 'fp1', 'req_failed', timing);
-        await storage.idempotency.fail(failed);
-        await storage.idempotency.renew(failed, { now: t0, leaseMs: 60_000 });
+        await storage.idempotency.fail(failed, 'req_failed');
+        await storage.idempotency.renew(failed, 'req_failed', { now: t0, leaseMs: 60_000 });
         expect(await storage.idempotency.acquire(failed, 'fp1', 'req_y', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'req_failed',
         });
         const never = scope();
-        await storage.idempotency.renew(never, { now: t0, leaseMs: 1000 });
+        await storage.idempotency.renew(never, 'req_never', { now: t0, leaseMs: 1000 });
         expect(await storage.idempotency.acquire(never, 'fp1', 'req_z', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'req_z',
@@ -828,7 +828,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const running = scope();
         const short = { ...timing, ttlMs: 200 };
         await storage.idempotency.acquire(completed, 'fp1', 'notif_done', short);
-        await storage.idempotency.complete(completed, { status: 200, body: '{}' });
+        await storage.idempotency.complete(completed, 'notif_done', { status: 200, body: '{}' });
         await storage.idempotency.acquire(running, 'fp1', 'notif_old', short);
         expect((await storage.idempotency.acquire(completed, 'fp1', 'notif_x', short)).outcome).toBe(
           'completed',
@@ -877,7 +877,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
 
         const failed = scope();
         await storage.idempotency.acquire(failed, 'fp1', 'notif_failed', timing);
-        await storage.idempotency.fail(failed);
+        await storage.idempotency.fail(failed, 'notif_failed');
         await storage.idempotency.release(failed, 'notif_failed');
         expect(await storage.idempotency.acquire(failed, 'fp2', 'notif_x', timing)).toEqual({
           outcome: 'mismatch',
@@ -886,7 +886,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const completed = scope();
         const response = { status: 200, body: '{}' };
         await storage.idempotency.acquire(completed, 'fp1', 'notif_done', timing);
-        await storage.idempotency.complete(completed, response);
+        await storage.idempotency.complete(completed, 'notif_done', response);
         await storage.idempotency.release(completed, 'notif_done');
         expect(await storage.idempotency.acquire(completed, 'fp1', 'notif_x', timing)).toEqual({
           outcome: 'completed',
@@ -901,10 +901,42 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         });
       });
 
+      it('ignores the writes of an attempt whose key another took over: fail, complete, renew, release', async () => {
+        const s = scope();
+        const stalled = { ...timing, leaseMs: 1000 };
+        await storage.idempotency.acquire(s, 'fp1', 'notif_stalled', stalled);
+        // The stalled attempt's lease ended; a repeat took over and is sending, under the first id.
+        const takeover = { ...timing, now: t0 + 1500, leaseMs: 1000 };
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_taker', takeover)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_stalled',
+        });
+        // The stalled attempt wakes up: none of its writes may touch the taker's record.
+        await storage.idempotency.fail(s, 'notif_stalled');
+        await storage.idempotency.renew(s, 'notif_stalled', { now: t0 + 1600, leaseMs: 60_000 });
+        await storage.idempotency.complete(s, 'notif_stalled', { status: 500, body: 'stale' });
+        await storage.idempotency.release(s, 'notif_stalled');
+        const third = { ...timing, now: t0 + 2000 };
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_third', third)).toEqual({
+          outcome: 'busy',
+        });
+        // Its own lease, unrenewed by the stalled one, ends as it would have.
+        const late = { ...timing, now: t0 + 2600 };
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_late', late)).toEqual({
+          outcome: 'acquired',
+          sendId: 'notif_stalled',
+        });
+        await storage.idempotency.complete(s, 'notif_late', { status: 200, body: 'done' });
+        expect(await storage.idempotency.acquire(s, 'fp1', 'notif_after', late)).toEqual({
+          outcome: 'completed',
+          response: { status: 200, body: 'done' },
+        });
+      });
+
       it('ignores complete and fail on a key never acquired', async () => {
         const s = scope();
-        await storage.idempotency.complete(s, { status: 200, body: '{}' });
-        await storage.idempotency.fail(s);
+        await storage.idempotency.complete(s, 'notif_1', { status: 200, body: '{}' });
+        await storage.idempotency.fail(s, 'notif_1');
         expect(await storage.idempotency.acquire(s, 'fp1', 'notif_1', timing)).toEqual({
           outcome: 'acquired',
           sendId: 'notif_1',
@@ -1230,7 +1262,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
           idempotency: { outcome: 'mismatch' },
         });
         const response = { status: 200, body: '{"status":"ok","notification_id":"notif_first"}' };
-        await storage.idempotency.complete(scope, response);
+        await storage.idempotency.complete(scope, 'notif_first', response);
         const repeat = { ...admission(key.digest), idempotency: { ...claim, sendId: 'notif_third' } };
         expect(await storage.admission.admit(repeat)).toEqual({
           outcome: 'admitted',
@@ -1250,7 +1282,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         const claim = claimOf('fp1', 'notif_first');
         const scope = { organizationId: principal.organization.id, key: claim.key };
         await storage.idempotency.acquire(scope, 'fp1', 'notif_first', claim.timing);
-        await storage.idempotency.fail(scope);
+        await storage.idempotency.fail(scope, 'notif_first');
         const resumed = { ...admission(key.digest), idempotency: { ...claim, sendId: 'notif_retry' } };
         expect(await storage.admission.admit(resumed)).toEqual({
           outcome: 'admitted',
@@ -1436,7 +1468,7 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
           idempotency: { outcome: 'busy' },
           created: false,
         });
-        await storage.idempotency.fail(scope);
+        await storage.idempotency.fail(scope, claim.sendId);
         await storesNothing(repeat(uid('req')), {
           outcome: 'admitted',
           principal,

@@ -87,7 +87,9 @@ async function giveKeyBack(
   const scope = { organizationId: principal.organization.id, key: claim.key };
   const store = context.storage.idempotency;
   try {
-    await (acquisition.sendId === claim.sendId ? store.release(scope, claim.sendId) : store.fail(scope));
+    await (acquisition.sendId === claim.sendId
+      ? store.release(scope, claim.sendId)
+      : store.fail(scope, claim.sendId));
   } catch (error) {
     context.logger.warn('could not give back the Idempotency-Key of a refused callback_url', {
       organizationId: scope.organizationId,

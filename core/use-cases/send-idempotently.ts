@@ -109,12 +109,12 @@ export function sendIdempotently(
  * that a repeat is refused with 409 instead of taking over and notifying everyone again. Only an
  * attempt whose process died lets its lease end.
  */
-function keepLease(context: CoreContext, scope: IdempotencyScope): () => void {
+function keepLease(context: CoreContext, scope: IdempotencyScope, holder: string): () => void {
   const timer = setInterval(() => {
     // Through a promise: a store that throws rather than rejects must not take the process down
     // from a timer.
     Promise.resolve()
-      .then(() => context.storage.idempotency.renew(scope, { now: context.clock.now(), leaseMs }))
+      .then(() => context.storage.idempotency.renew(scope, holder, { now: context.clock.now(), leaseMs }))
       .catch((error: unknown) =>
         context.logger.warn('could not renew the lease of an Idempotency-Key', {
           organizationId: scope.organizationId,
@@ -158,7 +158,8 @@ async function sendOnce(
       break;
   }
   let response: StoredResponse;
-  const stopRenewing = keepLease(context, scope);
+  // The attempt holds the key under the send id it proposed, whatever id it sends under.
+  const stopRenewing = keepLease(context, scope, sendId);
   try {
     const resolved = recipients();
     response = answer(
@@ -179,7 +180,7 @@ async function sendOnce(
     );
   } catch (error) {
     if (!isNotifyError(error, 'unprocessable')) {
-      await store.fail(scope).catch(() => undefined);
+      await store.fail(scope, sendId).catch(() => undefined);
       throw error;
     }
     response = answer(422, { status: 'error', details: error.details });
@@ -191,7 +192,7 @@ async function sendOnce(
   // over a pool of connections), so the repeat would find the key still running and get a 409.
   // Should it fail, the answer still goes out: the key stays running until its lease ends, and the
   // next repeat resumes the send, finds every copy delivered and answers what this answer says.
-  await store.complete(scope, response).catch((error: unknown) => {
+  await store.complete(scope, sendId, response).catch((error: unknown) => {
     context.logger.warn('could not store the answer of an Idempotency-Key; a repeat resumes the send', {
       organizationId: scope.organizationId,
       error: String(error),

@@ -250,7 +250,7 @@ describe.skipIf(mongoUrl === '')('MongoDB storage on MONGODB_URL', () => {
         outcome: 'acquired',
         sendId: '$sendId',
       });
-      await storage.idempotency.complete(scope, { status: 200, body: '$body' });
+      await storage.idempotency.complete(scope, '$sendId', { status: 200, body: '$body' });
       expect(await storage.idempotency.acquire(scope, '$fingerprint', '$other', timing)).toEqual({
         outcome: 'completed',
         response: { status: 200, body: '$body' },

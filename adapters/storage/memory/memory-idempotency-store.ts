@@ -14,6 +14,8 @@ interface RecordBase {
   sendId: string;
   /** Store-clock milliseconds; fixed at creation, so a takeover does not extend the 24 hours. */
   expiresAt: number;
+  /** The send id the latest acquisition proposed: the attempt whose writes count. */
+  holder: string;
 }
 
 /** An idempotency record: running under a lease, failed (resumable) or completed (replayable). */
@@ -42,6 +44,12 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
     return undefined;
   };
 
+  /** The live record of a scope while it runs under `holder`'s acquisition. */
+  const held = (scope: IdempotencyScope, holder: string) => {
+    const record = live(scopeKey(scope));
+    return record?.state === 'running' && record.holder === holder ? record : undefined;
+  };
+
   return {
     async acquire(scope, fingerprint, proposedSendId, { now, leaseMs, ttlMs }) {
       const key = scopeKey(scope);
@@ -52,6 +60,7 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
           fingerprint,
           sendId: proposedSendId,
           expiresAt: created + ttlMs,
+          holder: proposedSendId,
           state: 'running',
           leaseUntil: now + leaseMs,
         });
@@ -62,32 +71,41 @@ export function memoryIdempotencyStore({ clock }: MemoryIdempotencyStoreOptions)
       if (record.state === 'completed') return { outcome: 'completed', response: { ...record.response } };
       if (record.state === 'running' && record.leaseUntil > now) return { outcome: 'busy' };
       const { fingerprint: fp, sendId, expiresAt } = record;
-      records.set(key, { fingerprint: fp, sendId, expiresAt, state: 'running', leaseUntil: now + leaseMs });
+      records.set(key, {
+        fingerprint: fp,
+        sendId,
+        expiresAt,
+        holder: proposedSendId,
+        state: 'running',
+        leaseUntil: now + leaseMs,
+      });
       return { outcome: 'acquired', sendId };
     },
-    async renew(scope, { now, leaseMs }) {
-      const record = live(scopeKey(scope));
-      if (record?.state === 'running') record.leaseUntil = Math.max(record.leaseUntil, now + leaseMs);
+    async renew(scope, holder, { now, leaseMs }) {
+      const record = held(scope, holder);
+      if (record !== undefined) record.leaseUntil = Math.max(record.leaseUntil, now + leaseMs);
     },
-    async complete(scope, response) {
-      const key = scopeKey(scope);
-      const record = live(key);
-      // The first completed answer is the one replayed; a late duplicate completion changes nothing.
-      if (record === undefined || record.state === 'completed') return;
+    async complete(scope, holder, response) {
+      const record = held(scope, holder);
+      if (record === undefined) return;
       const { fingerprint, sendId, expiresAt } = record;
-      records.set(key, { fingerprint, sendId, expiresAt, state: 'completed', response: { ...response } });
+      records.set(scopeKey(scope), {
+        fingerprint,
+        sendId,
+        expiresAt,
+        holder,
+        state: 'completed',
+        response: { ...response },
+      });
     },
-    async fail(scope) {
-      const key = scopeKey(scope);
-      const record = live(key);
-      if (record?.state !== 'running') return;
+    async fail(scope, holder) {
+      const record = held(scope, holder);
+      if (record === undefined) return;
       const { fingerprint, sendId, expiresAt } = record;
-      records.set(key, { fingerprint, sendId, expiresAt, state: 'failed' });
+      records.set(scopeKey(scope), { fingerprint, sendId, expiresAt, holder, state: 'failed' });
     },
-    async release(scope, sendId) {
-      const key = scopeKey(scope);
-      const record = live(key);
-      if (record?.state === 'running' && record.sendId === sendId) records.delete(key);
+    async release(scope, holder) {
+      if (held(scope, holder) !== undefined) records.delete(scopeKey(scope));
     },
   } satisfies IdempotencyStore;
 }

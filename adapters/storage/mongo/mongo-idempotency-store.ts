@@ -5,9 +5,9 @@
  * Atomicity scheme. `acquire` is one `findOneAndUpdate` upsert whose update pipeline decides on the
  * server, from the stored record, what the memory adapter decides in code: create a running record
  * when none is live, take over a failed one or one whose lease has ended, or leave it as it is. A
- * taker writes a fresh `holder` token, so the record it reads back says whether it acquired the key;
- * of concurrent callers exactly one does. `complete`, `fail` and `release` are single conditional
- * writes of a live record.
+ * taker writes its `holder` (the send id it proposed, new for each attempt), so the record it reads
+ * back says whether it acquired the key; of concurrent callers exactly one does. `renew`,
+ * `complete`, `fail` and `release` are single writes of the live record, conditional on its holder.
  *
  * Expiry is judged by the server's clock (`$$NOW`): `expiresAt` is set at creation and kept across
  * takeovers; a TTL index deletes expired records within about a minute, and until then every read
@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type {
   IdempotencyAcquisition,
@@ -40,10 +39,17 @@ const isLive = { $gt: ['$expiresAt', '$$NOW'] };
 export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOptions): IdempotencyStore {
   /** A filter on the live record of a scope, with extra conditions. */
   const liveRecord = (scope: IdempotencyScope) => ({ _id: scopeId(scope), $expr: isLive });
+  /** A filter on the live record of a scope while it runs under `holder`'s acquisition. */
+  const heldRecord = (scope: IdempotencyScope, holder: string) => ({
+    ...liveRecord(scope),
+    state: 'running' as const,
+    holder,
+  });
 
   return guardMongoStore({
     async acquire(scope, fingerprint, sendId, { now, leaseMs, ttlMs }): Promise<IdempotencyAcquisition> {
-      const holder = randomUUID();
+      // Each attempt proposes a new, random send id: it names the attempt.
+      const holder = sendId;
       const lease = { state: 'running', leaseUntil: now + leaseMs, holder: { $literal: holder } };
       // Records written before send ids were proposed here may hold none: a takeover adopts the proposal.
       const takeover = { ...lease, sendId: { $ifNull: ['$sendId', { $literal: sendId }] } };
@@ -100,30 +106,26 @@ export function mongoIdempotencyStore({ idempotency }: MongoIdempotencyStoreOpti
       return { outcome: 'busy' };
     },
 
-    async renew(scope, { now, leaseMs }) {
-      await idempotency.updateOne(
-        { ...liveRecord(scope), state: 'running' },
-        { $max: { leaseUntil: now + leaseMs } },
-      );
+    async renew(scope, holder, { now, leaseMs }) {
+      await idempotency.updateOne(heldRecord(scope, holder), { $max: { leaseUntil: now + leaseMs } });
     },
 
-    async complete(scope, { status, body }) {
-      // The first completed answer is the one replayed; a late duplicate completion changes nothing.
-      await idempotency.updateOne(
-        { ...liveRecord(scope), state: { $ne: 'completed' } },
-        { $set: { state: 'completed', response: { status, body } }, $unset: { leaseUntil: '', holder: '' } },
-      );
+    async complete(scope, holder, { status, body }) {
+      await idempotency.updateOne(heldRecord(scope, holder), {
+        $set: { state: 'completed', response: { status, body } },
+        $unset: { leaseUntil: '' },
+      });
     },
 
-    async fail(scope) {
-      await idempotency.updateOne(
-        { ...liveRecord(scope), state: 'running' },
-        { $set: { state: 'failed' }, $unset: { leaseUntil: '', holder: '' } },
-      );
+    async fail(scope, holder) {
+      await idempotency.updateOne(heldRecord(scope, holder), {
+        $set: { state: 'failed' },
+        $unset: { leaseUntil: '' },
+      });
     },
 
-    async release(scope, sendId) {
-      await idempotency.deleteOne({ ...liveRecord(scope), state: 'running', sendId });
+    async release(scope, holder) {
+      await idempotency.deleteOne(heldRecord(scope, holder));
     },
   } satisfies IdempotencyStore);
 }

@@ -57,20 +57,21 @@ export function redisIdempotencyStore(redis: RedisRunner, keys: RedisKeys): Idem
         ]),
       );
     },
-    async renew(scope, { now, leaseMs }) {
-      await redis.evalScript(renewIdempotencyScript, recordKey(scope), [String(now + leaseMs)]);
+    async renew(scope, holder, { now, leaseMs }) {
+      await redis.evalScript(renewIdempotencyScript, recordKey(scope), [holder, String(now + leaseMs)]);
     },
-    async complete(scope, response) {
+    async complete(scope, holder, response) {
       await redis.evalScript(completeIdempotencyScript, recordKey(scope), [
+        holder,
         String(response.status),
         response.body,
       ]);
     },
-    async fail(scope) {
-      await redis.evalScript(failIdempotencyScript, recordKey(scope), []);
+    async fail(scope, holder) {
+      await redis.evalScript(failIdempotencyScript, recordKey(scope), [holder]);
     },
-    async release(scope, sendId) {
-      await redis.evalScript(releaseIdempotencyScript, recordKey(scope), [sendId]);
+    async release(scope, holder) {
+      await redis.evalScript(releaseIdempotencyScript, recordKey(scope), [holder]);
     },
   } satisfies IdempotencyStore;
 }

@@ -31,7 +31,7 @@ local function acquire(key, fingerprint, now, lease_until, ttl, send_id, server_
   local state = live_state(key, server_time)
   if not state then
     redis.call('HSET', key, 'fingerprint', fingerprint, 'state', 'running', 'leaseUntil', lease_until,
-      'sendId', send_id, 'expiresAt', string.format('%.0f', server_time + tonumber(ttl)))
+      'sendId', send_id, 'holder', send_id, 'expiresAt', string.format('%.0f', server_time + tonumber(ttl)))
     redis.call('PEXPIRE', key, ttl)
     return { 'acquired', send_id }
   end
@@ -41,7 +41,7 @@ local function acquire(key, fingerprint, now, lease_until, ttl, send_id, server_
   if state == 'running' and tonumber(r[2]) > tonumber(now) then return { 'busy' } end
   -- Records written before send ids were proposed here may hold none: the takeover adopts the proposal.
   local held = r[3] or send_id
-  redis.call('HSET', key, 'state', 'running', 'leaseUntil', lease_until, 'sendId', held)
+  redis.call('HSET', key, 'state', 'running', 'leaseUntil', lease_until, 'sendId', held, 'holder', send_id)
   return { 'acquired', held }
 end
 `;
@@ -52,35 +52,42 @@ return acquire(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], server_now(
 `);
 
 /**
- * KEYS: record. ARGV: status, body. Stores the answer of a live record; the first completion stands.
+ * `held(key, holder, server_time)`: whether the record is live, running, and held by `holder`, the
+ * send id its latest acquisition proposed.
  */
-export const completeIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
-local state = live_state(KEYS[1], server_now())
-if not state or state == 'completed' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'completed', 'status', ARGV[1], 'body', ARGV[2])
+const heldLua = `${liveStateLua}
+local function held(key, holder, server_time)
+  if live_state(key, server_time) ~= 'running' then return false end
+  return redis.call('HGET', key, 'holder') == holder
+end
+`;
+
+/** KEYS: record. ARGV: holder, status, body. Stores the answer of the running record the holder holds. */
+export const completeIdempotencyScript = luaScript(`${serverNowLua}${heldLua}
+if not held(KEYS[1], ARGV[1], server_now()) then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'completed', 'status', ARGV[2], 'body', ARGV[3])
 redis.call('HDEL', KEYS[1], 'leaseUntil')
 return 1
 `);
 
-/** KEYS: record. ARGV: lease end. Extends the lease of a running record, never shortening it: `renew`. */
-export const renewIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
-if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
-if tonumber(redis.call('HGET', KEYS[1], 'leaseUntil') or '0') >= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[1])
+/** KEYS: record. ARGV: holder, lease end. Extends the lease the holder holds, never shortening it: `renew`. */
+export const renewIdempotencyScript = luaScript(`${serverNowLua}${heldLua}
+if not held(KEYS[1], ARGV[1], server_now()) then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'leaseUntil') or '0') >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[2])
 return 1
 `);
 
-/** KEYS: record. Marks a running record failed, so that the next repeat resumes it. */
-export const failIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
-if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
+/** KEYS: record. ARGV: holder. Marks the running record the holder holds failed, for the next repeat to resume. */
+export const failIdempotencyScript = luaScript(`${serverNowLua}${heldLua}
+if not held(KEYS[1], ARGV[1], server_now()) then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'failed')
 redis.call('HDEL', KEYS[1], 'leaseUntil')
 return 1
 `);
 
-/** KEYS: record. ARGV: send id. Deletes a running record that holds the send id: `release`. */
-export const releaseIdempotencyScript = luaScript(`${serverNowLua}${liveStateLua}
-if live_state(KEYS[1], server_now()) ~= 'running' then return 0 end
-if redis.call('HGET', KEYS[1], 'sendId') ~= ARGV[1] then return 0 end
+/** KEYS: record. ARGV: holder. Deletes the running record the holder holds: `release`. */
+export const releaseIdempotencyScript = luaScript(`${serverNowLua}${heldLua}
+if not held(KEYS[1], ARGV[1], server_now()) then return 0 end
 return redis.call('DEL', KEYS[1])
 `);
