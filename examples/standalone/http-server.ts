@@ -12,6 +12,11 @@ import { writeAnswer } from './write-answer.js';
  */
 export const maxPipelinedRequests = 64;
 
+/** Whether an answer has gone out saying `Connection: close`: Node ends its connection after it. */
+function closesConnection(response: ServerResponse | undefined): boolean {
+  return response?.headersSent === true && String(response.getHeader('connection')).toLowerCase() === 'close';
+}
+
 /** How many `Host` lines a request has: one, or none in HTTP/1.0; RFC 9112 §3.2 refuses more. */
 function hostLinesOf(rawHeaders: readonly string[]): number {
   let lines = 0;
@@ -78,6 +83,8 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   const latest = new WeakMap<Socket, ServerResponse>();
   /** Connections past the bound: their requests ahead are answered, then they are closed. */
   const overflowed = new WeakSet<Socket>();
+  /** How many requests came past the bound on each such connection. */
+  const overflow = new WeakMap<Socket, number>();
   let draining = false;
   // While draining, only the last answer a connection waits for closes it: Node ends the connection
   // after an answer saying `Connection: close`, and the answers of requests pipelined behind it,
@@ -107,7 +114,17 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
   };
   server.on('request', (request, response: ServerResponse) => {
     const socket = request.socket;
-    if (overflowed.has(socket)) return;
+    if (overflowed.has(socket)) {
+      // Node parses on whatever the client sends: past a second bound, the connection goes at once.
+      const beyond = (overflow.get(socket) ?? 0) + 1;
+      overflow.set(socket, beyond);
+      if (beyond > maxPipelinedRequests) socket.destroy();
+      return;
+    }
+    // An answer that closes the connection has gone out ahead (a stop, a refusal): Node ends the
+    // connection after it, so a request pipelined behind it is not carried out, as its client,
+    // told the connection closed, takes it to be.
+    if (closesConnection(latest.get(socket))) return;
     const count = (waiting.get(socket) ?? 0) + 1;
     if (count > maxPipelinedRequests) {
       // Neither this request nor any behind it is carried out; those ahead, which may have sent a

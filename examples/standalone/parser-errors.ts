@@ -90,8 +90,12 @@ export function answerParserErrors(server: Server): RawAnswers {
     const pending = current.get(socket);
     // A request answered before its body was all in (a 413, a 404) has had its answer: a second
     // one would be read as the answer to the client's next request.
-    if (pending?.writableFinished && !pending.req.complete) socket.destroy();
-    else if (pending === undefined || pending.writableFinished) answer();
+    if (pending?.writableFinished && !pending.req.complete) {
+      // Ended, not destroyed: a client still sending would get a reset, which can take the answer
+      // it was sent with it.
+      socket.end();
+      setTimeout(() => socket.destroy(), lingerMs).unref();
+    } else if (pending === undefined || pending.writableFinished) answer();
     else if (!pending.req.complete) {
       if (pending.headersSent) socket.destroy();
       else answer();

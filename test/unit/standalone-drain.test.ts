@@ -117,6 +117,80 @@ describe('the standalone server and pipelined requests', () => {
     );
   });
 
+  it('carries out no request pipelined behind an answer that closed the connection while it stops', async () => {
+    const carriedOut: string[] = [];
+    served = createHttpServer(
+      (request, response) => {
+        request.resume();
+        request.on('end', () => {
+          carriedOut.push(request.url ?? '');
+          setTimeout(() => response.end(`answered ${request.url}`), request.url === '/slow' ? 600 : 100);
+        });
+      },
+      { headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBodyGraceMs: 5_000 },
+    );
+    served.server.listen(0, '127.0.0.1');
+    await once(served.server, 'listening');
+    const { port } = served.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drained = served.drain();
+    // /fast is answered, closing the connection, while it waits behind /slow; then more comes.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    socket.write('POST /notify HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
+    await once(socket, 'close');
+    await drained;
+    expect(carriedOut).toEqual(['/slow', '/fast']);
+    expect(answersIn(text).map((answer) => answer.body)).toEqual(['answered /slow', 'answered /fast']);
+  });
+
+  it('closes at once a connection that goes on pipelining past twice the bound', async () => {
+    const { open } = await serverAnswering(5_000, 1_000);
+    const { socket, received } = await open();
+    socket.write(pipelined(3 * maxPipelinedRequests));
+    const started = performance.now();
+    await once(socket, 'close');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(received()).toBe('');
+  });
+
+  it('keeps the answer of a request answered before its body arrived for a client still sending when its time is up', async () => {
+    served = createHttpServer(
+      (_request, response) => {
+        response.statusCode = 413;
+        response.end('too big');
+      },
+      { headersTimeoutMs: 300, requestTimeoutMs: 600, drainBodyGraceMs: 1_000 },
+    );
+    served.server.listen(0, '127.0.0.1');
+    await once(served.server, 'listening');
+    const { port } = served.server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    // A client that writes its whole body before it reads the answer.
+    socket.pause();
+    socket.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
+    const sending = setInterval(() => socket.writable && socket.write('x'.repeat(100)), 50);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    clearInterval(sending);
+    socket.resume();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    expect(answersIn(text).map((answer) => answer.body)).toEqual(['too big']);
+  });
+
   it('gives a request answered before its body arrived no second answer when its time is up', async () => {
     served = createHttpServer(
       (_request, response) => {
