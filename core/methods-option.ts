@@ -12,7 +12,9 @@ export function checkMethodsOption(
 ): void {
   if (given == null) return;
   const object = given as Record<string, unknown>;
-  if (typeof given !== 'object' || !methods.every((method) => typeof object[method] === 'function')) {
+  // A function may carry the methods too (anylogger's and roarr's loggers are called as well).
+  const holder = typeof given === 'object' || typeof given === 'function';
+  if (!holder || !methods.every((method) => typeof object[method] === 'function')) {
     throw new TypeError(`${owner}${name} must have ${what}`);
   }
 }

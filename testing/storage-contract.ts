@@ -546,7 +546,10 @@ export function describeStorageContract(name: string, setup: StorageContractSetu
         await storage.requests.createRequest(again, noDue);
         expect(await storage.requests.getRequest(request.id)).toEqual(again);
         expect(await storage.deliveries.listDeliveries(request.id)).toEqual([]);
-        expect(await storage.requests.updateRequest({ ...again, version: 1 }, 0, noDue)).toBe(true);
+        // Its finish, which sets the expiry of its copies, brings back none of the old request's.
+        const done: InteractiveRequest = { ...again, version: 1, status: 'finished', finishedAt: t0 };
+        expect(await storage.requests.updateRequest(done, 0, noDue, { ttlMs: hour })).toBe(true);
+        expect(await storage.deliveries.listDeliveries(request.id)).toEqual([]);
       });
       it('forgets a copy recorded after the write that finished its request, with the request', async () => {
         const request = interactiveRequest();

@@ -35,8 +35,15 @@ function inboxOfSettings(settings: ChatPlatformSettings): ChatTransport {
   const named = settings.NOTIFY_INBOX_HOSTS ?? [];
   const host = settings.HOST ?? '';
   const isName = /^[a-z0-9._-]*[a-z][a-z0-9._-]*$/i.test(host);
+  if (named !== true && isName) {
+    try {
+      return inboxTransport({ allowedHosts: [...named, host] });
+    } catch {
+      // A HOST the inbox takes for no name is left out: listening on it will say what is wrong.
+    }
+  }
   try {
-    return inboxTransport({ allowedHosts: named === true || !isName ? named : [...named, host] });
+    return inboxTransport({ allowedHosts: named });
   } catch (error) {
     // The inbox's own rule for names: what it refuses, the setting is refused for.
     throw new Error(`Invalid environment: NOTIFY_INBOX_HOSTS: ${(error as Error).message}`);

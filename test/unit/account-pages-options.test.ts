@@ -79,6 +79,11 @@ describe('accountPages refuses what its pages could not run with, at creation', 
     expect(() => pagesWith({ [name]: given })).toThrow(new TypeError(message).message);
   });
 
+  it('takes a logger that is a function carrying the methods (anylogger, roarr)', () => {
+    const logger = Object.assign(() => undefined, { debug() {}, info() {}, warn() {}, error() {} });
+    expect(() => pagesWith({ logger })).not.toThrow();
+  });
+
   it('an invalid trustProxy, without a basePath too', () => {
     expect(() => pagesWith({ trustProxy: 'not an address' })).toThrow(RangeError);
   });

@@ -73,4 +73,8 @@ describe('NOTIFY_INBOX_HOSTS (README.md#the-local-inbox)', () => {
     expect(await statusFor({ HOST: '0.0.0.0' }, 'devbox.lan:3000')).toBe(403);
     expect(await statusFor({ HOST: '::' }, 'devbox.lan:3000')).toBe(403);
   });
+
+  it('leaves out a HOST the inbox takes for no name, rather than blame NOTIFY_INBOX_HOSTS', async () => {
+    expect(await statusFor({ HOST: 'devbox-' }, 'localhost')).toBe(503);
+  });
 });

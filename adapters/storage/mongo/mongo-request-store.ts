@@ -90,7 +90,10 @@ export function mongoRequestStore({ requests, deliveries }: MongoRequestStoreOpt
       await removeDueElsewhere(requests, next.id, removed);
       // After the write, like the removal above: if it is lost to a crash, the copies are kept until
       // deleted by hand; they never expire before their request.
-      if (expiresAt !== null) await deliveries.updateMany({ sendId: next.id }, [{ $set: { expiresAt } }]);
+      // Live copies only: an expired one of an earlier request under this id (created again) stays gone.
+      if (expiresAt !== null) {
+        await deliveries.updateMany({ sendId: next.id, ...notExpired }, [{ $set: { expiresAt } }]);
+      }
       return true;
     },
   } satisfies RequestStore);
