@@ -198,20 +198,37 @@ function pushText(pieces: MrkdwnPiece[], text: string, guard: (word: string) => 
  */
 const SPECIAL_MENTION = /(?<=^|[(>*_])@(?=(?:here|channel|everyone|group)[._-]*(?![\w|.-]))/gi;
 
-/** A URL anywhere in a word (after a bracket, say), which a guard must leave whole. */
-const URL_INSIDE = /[a-z][a-z0-9+.-]*:\/\/|www\./i;
+const SCHEME_CHARACTER = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
 
-/** `word` without the URL it holds, and that URL on: a URL starts with its scheme or `www.`. */
-function splitAtUrl(word: string): [before: string, url: string] {
-  const start = word.search(URL_INSIDE);
-  return start === -1 ? [word, ''] : [word.slice(0, start), word.slice(start)];
+/**
+ * Where the URL a word holds starts (after a bracket, say), which a guard must leave whole: its
+ * scheme's first letter before `://`, or `www.`; the word's length when it holds none. Found from
+ * `://` backwards, in one pass: a pattern searched from every position would take time growing with
+ * the square of a long word's length.
+ */
+function urlStart(word: string): number {
+  let start = word.length;
+  const separator = word.indexOf('://');
+  if (separator > 0) {
+    let from = separator;
+    while (from > 0 && SCHEME_CHARACTER.test(word.charAt(from - 1))) from -= 1;
+    while (from < separator && !LETTER.test(word.charAt(from))) from += 1;
+    if (from < separator) start = from;
+  }
+  const www = word.search(/www\./i);
+  return www !== -1 && www < start ? www : start;
 }
 
-/** `word` with its special mentions kept words; the URL it may hold is left whole. */
-function unmentioned(word: string): string {
+/**
+ * `word` with the special mentions typed before `end` kept words: what follows them is read past
+ * `end`, so that one right before a URL (`@here:https://…`, `@here+https://…`) is seen as Slack sees it.
+ */
+function unmentioned(word: string, end = urlStart(word)): string {
   if (!word.includes('@')) return word;
-  const [before, url] = splitAtUrl(word);
-  return before.replace(SPECIAL_MENTION, `@${ZERO_WIDTH_SPACE}`) + url;
+  return word.replace(SPECIAL_MENTION, (mention: string, offset: number) =>
+    offset < end ? `@${ZERO_WIDTH_SPACE}` : mention,
+  );
 }
 
 /**
@@ -219,15 +236,22 @@ function unmentioned(word: string): string {
  * plain text Slack shows in notifications.
  */
 export function guardMentions(text: string): string {
-  return text.includes('@') ? text.split(/(\s+)/).map(unmentioned).join('') : text;
+  return text.includes('@')
+    ? text
+        .split(/(\s+)/)
+        .map((word) => unmentioned(word))
+        .join('')
+    : text;
 }
 
 function guardWord(word: string): string {
-  const [before, url] = splitAtUrl(word);
-  if (before === '') return word;
-  const quoted = unmentioned(before.startsWith('>') ? ZERO_WIDTH_SPACE + before : before);
+  const end = urlStart(word);
+  if (end === 0) return word;
+  const before = word.slice(0, end);
+  const quoted = before.startsWith('>') ? ZERO_WIDTH_SPACE + before : before;
   const unstruck = quoted.includes('~') ? quoted.replaceAll('~', TILDE_GUARDED) : quoted;
-  return (unstruck.includes('`') ? unstruck.replaceAll('`', `\`${ZERO_WIDTH_SPACE}`) : unstruck) + url;
+  const guarded = unstruck.includes('`') ? unstruck.replaceAll('`', `\`${ZERO_WIDTH_SPACE}`) : unstruck;
+  return unmentioned(guarded + word.slice(end), guarded.length);
 }
 
 /**

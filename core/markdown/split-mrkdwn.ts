@@ -136,32 +136,53 @@ function boundPieces(pieces: readonly MrkdwnPiece[], maxLength: number): MrkdwnP
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
+const REGIONAL_INDICATOR = /^\p{Regional_Indicator}$/u;
+
+/** How far around a cut a boundary between graphemes is looked for: none people write is longer. */
+const graphemeWindow = 32;
+
 /**
- * The characters a word may be cut between: its graphemes, so that a flag, an emoji sequence or a
- * letter with its accents stays whole (cut apart, the regional indicators after a cut would pair up
- * into other flags); the code points of a grapheme longer than a section.
+ * Where to cut `points` (a word's code points) at `at` or before it, but after `from`: at the start
+ * of the grapheme `at` falls in, so that a flag, an emoji sequence or a letter with its accents
+ * stays whole (cut apart, the regional indicators after a cut would pair up into other flags); at
+ * `at` itself when that grapheme began at `from` or is longer than the window. Only a window around
+ * the cut is segmented: segmenting a whole long word costs far more than cutting it.
  */
-function* cuttable(text: string, room: number): Generator<string> {
-  for (const { segment } of graphemes.segment(text)) {
-    if (pieceText({ kind: 'word', text: segment }).length <= room) yield segment;
-    else yield* segment;
+function graphemeCut(points: readonly string[], from: number, at: number): number {
+  // Regional indicators pair up into flags from the start of their run, however long: counted.
+  if (REGIONAL_INDICATOR.test(points[at] ?? '')) {
+    let run = at;
+    while (run > from && REGIONAL_INDICATOR.test(points[run - 1] ?? '')) run -= 1;
+    const cut = (at - run) % 2 === 0 ? at : at - 1;
+    return cut > from ? cut : at;
   }
+  const start = Math.max(from, at - graphemeWindow);
+  let cut = at;
+  let index = start;
+  for (const { segment } of graphemes.segment(points.slice(start, at + graphemeWindow).join(''))) {
+    if (index > at) break;
+    if (index > from) cut = index;
+    index += [...segment].length;
+  }
+  return index > at ? cut : at;
 }
 
 function cutWord(text: string, room: number): MrkdwnPiece[] {
+  const points = [...text];
+  const sizes = points.map((point) => pieceText({ kind: 'word', text: point }).length);
   const words: MrkdwnPiece[] = [];
-  let current = '';
+  let from = 0;
   let length = 0;
-  for (const part of cuttable(text, room)) {
-    const size = pieceText({ kind: 'word', text: part }).length;
-    if (length + size > room) {
-      words.push({ kind: 'word', text: current });
-      current = '';
-      length = 0;
+  points.forEach((_point, index) => {
+    const size = sizes[index] ?? 0;
+    if (length + size > room && index > from) {
+      const cut = graphemeCut(points, from, index);
+      words.push({ kind: 'word', text: points.slice(from, cut).join('') });
+      from = cut;
+      length = sizes.slice(cut, index).reduce((sum, each) => sum + each, 0);
     }
-    current += part;
     length += size;
-  }
-  if (current !== '') words.push({ kind: 'word', text: current });
+  });
+  if (from < points.length) words.push({ kind: 'word', text: points.slice(from).join('') });
   return words;
 }

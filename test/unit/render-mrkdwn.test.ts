@@ -96,6 +96,11 @@ describe('renderMrkdwn', () => {
       'CV (https://example.edu/~alice/cv) and x~y:https://example.edu/~bob',
       `CV (https://example.edu/~alice/cv) and x~${zwsp}y:https://example.edu/~bob`,
     ],
+    [
+      'a special mention joined to a URL by a character of schemes',
+      '@here+http://x.test [@here+https://x.test](https://y.test)',
+      `@${zwsp}here+http://x.test <https://y.test/|@${zwsp}here+https://x.test>`,
+    ],
     ['bold between astral letters gets invisible boundaries', '𠮷*野家*𠮷', `𠮷${zwsp}*野家*${zwsp}𠮷`],
   ])('%s', (_name, source, expected) => {
     expect(mrkdwn(source)).toBe(expected);
@@ -214,6 +219,17 @@ describe('splitMrkdwn', () => {
     const parts = split(`a${flags}`, 100);
     expect(parts.join('')).toBe(`a${flags}`);
     for (const part of parts.slice(1)) expect(part).toMatch(/^(🇺🇸)+$/u);
+  });
+
+  it('cuts a word longer than a part between graphemes, so that accents and emoji sequences stay whole', () => {
+    const accented = 'e\u0301'.repeat(150);
+    const parts = split(`x${accented}`, 100);
+    expect(parts.join('')).toBe(`x${accented}`);
+    for (const part of parts.slice(1)) expect(part).toMatch(/^(e\u0301)+$/u);
+    const family = '👩‍👩‍👧'.repeat(40);
+    const cut = split(family, 100);
+    expect(cut.join('')).toBe(family);
+    for (const part of cut) expect(part).toMatch(/^(👩‍👩‍👧)+$/u);
   });
 
   it('answers nothing for a message that renders to nothing', () => {

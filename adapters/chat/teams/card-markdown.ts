@@ -118,7 +118,7 @@ export function escapeCardText(given: string, atLineStart = false): string {
  * the host could read as markup escaped ({@link escapeCardText}); a line that holds inline code,
  * which Teams' markdown does not have, is a `RichTextBlock` of runs, the code monospace. List items
  * start with `• `; a code block is a shaded `Container` of monospace lines that keep their
- * indentation. A link whose URL {@link safeLinkUrl} refuses shows its text only. Lines that render
+ * indentation. A link whose URL {@link safeLinkUrl} refuses shows its text only (its URL without text). Lines that render
  * to nothing are left out.
  */
 export function renderAdaptiveCardBody(document: MarkdownDocument): AdaptiveElement[] {
