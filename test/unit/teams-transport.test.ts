@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import {
   acmeTenant,
@@ -514,7 +514,9 @@ describe('Teams transport: clicks', () => {
         },
         transportState: {
           ...storage.transportState,
-          delete: (...args) => (failing ? down() : storage.transportState.delete(...args)),
+          // The mark is set; taking it back fails with the rest.
+          compareAndSet: (key, value, ...rest) =>
+            failing && value === 'free' ? down() : storage.transportState.compareAndSet(key, value, ...rest),
         },
       }),
     });
@@ -522,10 +524,13 @@ describe('Teams transport: clicks', () => {
     const requestId = await w.ask(['bob@acme.test']);
     const invoke = w.connector.clickActivity(only(w, bob), 'approve', bob.id, 'invoke-42');
     failing = true;
-    await expect(w.post(invoke)).rejects.toThrow();
+    await expect(w.post(invoke)).rejects.toThrow('storage unreachable');
     failing = false;
-    // A repeat while the failed attempt's mark lives is taken for a repeat of an attempt under way.
-    await w.post(invoke);
+    // A repeat while the failed attempt's mark lives waits for it, then fails for Teams to try again:
+    // answered as taken, the click would be lost.
+    await expect(w.post(invoke)).rejects.toThrow(
+      'This click is being applied by an earlier attempt; try again',
+    );
     expect(await w.answerOf(requestId, 'bob@acme.test')).toBeNull();
     w.clock.advance(15_000);
     const repeat = await w.post(invoke);
@@ -536,9 +541,47 @@ describe('Teams transport: clicks', () => {
     const updates = w.connector.callsTo('update').length;
     await w.post(invoke);
     expect(w.logs.filter((line) => line.startsWith('Teams repeated an invoke already taken'))).toHaveLength(
-      2,
+      1,
     );
     expect(w.connector.callsTo('update')).toHaveLength(updates);
+  }, 15_000);
+
+  it('keeps the invoke taken by a repeat when the first attempt, outlived by its mark, fails after it', async () => {
+    let hold = false;
+    let release: (failure: Error) => void = () => undefined;
+    const w = await start({
+      wrapStorage: (storage: StoragePorts): StoragePorts => ({
+        ...storage,
+        requests: {
+          ...storage.requests,
+          updateRequest: (...args) => {
+            if (!hold) return storage.requests.updateRequest(...args);
+            hold = false;
+            return new Promise((_resolve, reject) => {
+              release = reject;
+            });
+          },
+        },
+      }),
+    });
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
+    const message = only(w, bob);
+    const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+    hold = true;
+    const first = w.post(invoke).catch((error: Error) => error.message);
+    await vi.waitFor(() => expect(hold).toBe(false));
+    w.clock.advance(15_001);
+    // Teams' repeat, to another instance, once the first attempt's mark expired: applied there.
+    expect((await w.another().post(invoke)).status).toBe(200);
+    release(new Error('storage timed out'));
+    expect(await first).toBe('storage timed out');
+    // The user changes the answer; a late repeat of the first click must not bring it back.
+    expect((await w.post(w.connector.clickActivity(message, 'reject', bob.id, 'invoke-43'))).status).toBe(
+      200,
+    );
+    await w.another().post(invoke);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('reject');
   });
 
   it('updates a message at the service URL its last click named, not the one of the install', async () => {

@@ -1,11 +1,12 @@
 import { setTimeout as pause } from 'node:timers/promises';
-import type {
-  ChatSink,
-  Click,
-  ClickOutcome,
-  LogFields,
-  Logger,
-  MessageView,
+import {
+  type ChatSink,
+  type Click,
+  type ClickOutcome,
+  type LogFields,
+  type Logger,
+  type MessageView,
+  NotifyError,
 } from '../../../core/adapter-kit.js';
 import { cardActionOf, type TeamsActivity } from './activity.js';
 import { adaptiveCard, cardInvokeResponse, errorInvokeResponse } from './card.js';
@@ -252,9 +253,30 @@ async function catchUp(
   );
 }
 
+/** How long a repeat waits for an attempt of its invoke under way to be taken, and how often it looks. */
+const applyingWaitMs = 3_000;
+const applyingLookMs = 250;
+
 /**
- * Applies a click once per invoke: a repeat of an invoke already taken, or being applied (Teams'
- * retries, by the invoke's id in its tenant), changes nothing and answers null.
+ * What a repeat of an invoke finds of its mark, once an attempt under way ended or the wait did:
+ * `taken` (the click is stored), `free` (an attempt failed and took its mark back, or its mark
+ * expired), or `applying` (an attempt is still at it). Marks of earlier releases say `1`: taken.
+ */
+async function awaitMark(sink: ChatSink, key: string): Promise<'taken' | 'free' | 'applying'> {
+  for (let waited = 0; ; waited += applyingLookMs) {
+    const mark = await sink.state.get(key);
+    if (mark === null || mark.value === 'free') return 'free';
+    if (mark.value !== 'applying') return 'taken';
+    if (waited >= applyingWaitMs) return 'applying';
+    await pause(applyingLookMs);
+  }
+}
+
+/**
+ * Applies a click once per invoke: a repeat of an invoke already taken (Teams' retries, by the
+ * invoke's id in its tenant) changes nothing and answers null. A repeat that comes while an attempt
+ * is applying it waits a few seconds for that attempt, and fails (Teams tries again) while it still
+ * runs: answered as taken, the click would be lost should that attempt fail.
  */
 async function applyClick(
   { sink, logger }: ClickContext,
@@ -262,31 +284,44 @@ async function applyClick(
   click: Click,
   where: LogFields,
 ): Promise<ClickOutcome | null> {
-  const seenKey = `invoke:${JSON.stringify([invoke.tenantId, invoke.id ?? ''])}`;
-  const first =
-    invoke.id === undefined ||
-    (await sink.state.compareAndSet(seenKey, 'applying', null, { ttlMs: applyingInvokeTtlMs })) !== null;
-  if (!first) {
-    logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
-    return null;
+  // The answer carries the clicker's card: it must not wait for the other copies' updates.
+  if (invoke.id === undefined) return sink.click(click, { until: 'stored' });
+  const seenKey = `invoke:${JSON.stringify([invoke.tenantId, invoke.id])}`;
+  const claim = (expected: number | null) =>
+    sink.state.compareAndSet(seenKey, 'applying', expected, { ttlMs: applyingInvokeTtlMs });
+  let version = await claim(null);
+  if (version === null) {
+    const mark = await awaitMark(sink, seenKey);
+    if (mark === 'taken') {
+      logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
+      return null;
+    }
+    const freed = mark === 'free' ? await sink.state.get(seenKey) : undefined;
+    if (freed !== undefined) version = await claim(freed === null ? null : freed.version);
+    if (version === null) {
+      throw new NotifyError('unavailable', 'This click is being applied by an earlier attempt; try again', {
+        retryAfterSeconds: 1,
+      });
+    }
   }
+  const mine = version;
   let outcome: ClickOutcome;
   try {
-    // The answer carries the clicker's card: it must not wait for the other copies' updates.
     outcome = await sink.click(click, { until: 'stored' });
   } catch (error) {
     // Nothing was applied: let Teams' repeat of this very invoke try again (at the latest once the
-    // mark has expired, when taking it back fails too).
-    await sink.state.delete(seenKey).catch(() => {});
+    // mark has expired, when taking it back fails too). Only a mark still this attempt's is freed:
+    // another attempt may have taken the invoke since this one's mark expired.
+    await sink.state.compareAndSet(seenKey, 'free', mine, { ttlMs: applyingInvokeTtlMs }).catch(() => null);
     throw error;
   }
-  if (invoke.id !== undefined) {
-    // Kept for as long as Teams may repeat it. Unwritten, a repeat once the mark expired applies
-    // the click again, which changes nothing the first did not.
-    await sink.state.set(seenKey, 'taken', { ttlMs: seenInvokeTtlMs }).catch((error: unknown) => {
+  // Kept for as long as Teams may repeat it, unless another attempt took it since this one's mark
+  // expired. Unwritten, a repeat once the mark expired applies the same click again.
+  await sink.state
+    .compareAndSet(seenKey, 'taken', mine, { ttlMs: seenInvokeTtlMs })
+    .catch((error: unknown) => {
       logger.warn('Teams invoke taken, but not recorded as taken', { ...where, error: String(error) });
     });
-  }
   return outcome;
 }
 
