@@ -57,7 +57,9 @@ export function mongoDeliveryStore({ deliveries, requests }: MongoDeliveryStoreO
         { upsert: true },
       );
       // Live copies only: an expired one of an earlier request under this id (created again) stays gone.
-      if (expiresAt !== null) await deliveries.updateMany({ sendId, ...notExpired }, [{ $set: { expiresAt } }]);
+      if (expiresAt !== null) {
+        await deliveries.updateMany({ sendId, ...notExpired }, [{ $set: { expiresAt } }]);
+      }
       const found = await requests.findOne(
         { _id: sendId, ...notExpired },
         { projection: { _id: 0, 'request.version': 1, expiresAt: 1 } },
