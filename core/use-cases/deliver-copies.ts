@@ -1,7 +1,7 @@
 import type { CoreContext } from '../context.js';
 import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
-import { isNotifyError } from '../errors.js';
+import { isNotifyError, NotifyError } from '../errors.js';
 import { type ChatAddress, type ChatTransport, isRecipientGone } from '../ports/chat-transport.js';
 import type { DeliveryRecord } from '../ports/delivery-store.js';
 
@@ -106,20 +106,33 @@ async function deliverCopy(
     const message = viewFor(recipient.key);
     const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
     if (!recorded) return 'delivered';
-    const version = await context.storage.deliveries.addDelivery(
-      {
-        sendId,
-        recipient: recipient.key,
-        platform: transport.platform,
-        ref,
-        deliveredAt: context.clock.now(),
-      },
-      writeOptions,
-    );
+    const copy = { sendId, recipient: recipient.key, platform: transport.platform, ref };
+    const version = await recordCopy(context, { ...copy, deliveredAt: context.clock.now() }, writeOptions);
     requestVersions.push(version);
     return 'delivered';
   } catch (error) {
     return isRecipientGone(error) ? 'unreachable' : { failed: error };
+  }
+}
+
+/**
+ * Records a copy the platform took. Any failure of that write is the store's, whatever it says
+ * (a Redis refusing writes for a failed snapshot): the recipient was reached, and the send must
+ * answer 503, never name them as not reached.
+ */
+async function recordCopy(
+  context: CoreContext,
+  copy: DeliveryRecord,
+  writeOptions: CopyToDeliver['writeOptions'],
+): Promise<number | null> {
+  try {
+    return await context.storage.deliveries.addDelivery(copy, writeOptions);
+  } catch (error) {
+    if (isNotifyError(error, 'unavailable')) throw error;
+    throw new NotifyError('unavailable', 'Storage is temporarily unavailable', {
+      retryAfterSeconds: 1,
+      cause: error,
+    });
   }
 }
 

@@ -1049,6 +1049,13 @@ describe('redis storage errors and scripts', () => {
     expect(isConnectionError(new Error('wrapped', { cause: refused }))).toBe(true);
     expect(isConnectionError(new Error('The client is offline'))).toBe(true);
     expect(isConnectionError(new Error('LOADING Redis is loading the dataset in memory'))).toBe(true);
+    expect(
+      isConnectionError(
+        new Error(
+          'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+        ),
+      ),
+    ).toBe(true);
     expect(isConnectionError(new Error("OOM command not allowed when used memory > 'maxmemory'."))).toBe(
       true,
     );

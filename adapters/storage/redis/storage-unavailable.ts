@@ -50,7 +50,8 @@ const socketErrorCodes = new Set([
 /**
  * Error replies of a server that is up but cannot serve now: loading, failing over, stuck in a
  * script, or refusing writes (out of memory under `noeviction`, too few replicas for
- * `min-replicas-to-write`) until an operator or the data's expiry makes room.
+ * `min-replicas-to-write`, a snapshot that failed under `stop-writes-on-bgsave-error`) until an
+ * operator or the data's expiry makes room.
  */
 const transientReplyPrefixes = [
   'LOADING ',
@@ -61,6 +62,7 @@ const transientReplyPrefixes = [
   'READONLY ',
   'OOM ',
   'NOREPLICAS ',
+  'MISCONF ',
 ];
 
 /**
