@@ -191,18 +191,28 @@ async function refreshCopies(
   requestId: string,
   knownVersion: number | null,
 ): Promise<void> {
-  const latest = await context.storage.requests.getRequest(requestId);
-  if (!latest || latest.version === knownVersion) return;
-  const failed = await updateCopies(
-    context,
-    latest.organizationId,
-    latest.id,
-    latest.recipients.map((r) => r.key),
-    requestViews(latest),
-  );
-  // Every copy is delivered and on record: a store that cannot take the refresh now must not turn
-  // the send into an error, which a caller without an Idempotency-Key would answer by sending again.
-  await refreshLeftBehind(context, latest.id, failed);
+  // Every copy is delivered and on record: a store that cannot read the request, its copies or
+  // take the refresh now must not turn the send into an error, which a caller without an
+  // Idempotency-Key would answer by sending again. The copies are left to a refresh.
+  let failed: number;
+  try {
+    const latest = await context.storage.requests.getRequest(requestId);
+    if (!latest || latest.version === knownVersion) return;
+    failed = await updateCopies(
+      context,
+      latest.organizationId,
+      latest.id,
+      latest.recipients.map((r) => r.key),
+      requestViews(latest),
+    );
+  } catch (error) {
+    context.logger.warn('could not bring the copies of a send up to date; left to a refresh', {
+      requestId,
+      error: String(error),
+    });
+    failed = 1;
+  }
+  await refreshLeftBehind(context, requestId, failed);
 }
 
 function throwIfFailed({ unreached, withheld }: DeliveredCopies): void {

@@ -119,6 +119,36 @@ describe('an interactive send brings its copies up to date after a click during 
     await notifier.stop();
   });
 
+  it('still answers the send when the store cannot read the request to update the copies, and refreshes them later', async () => {
+    const clock = manualClock();
+    const storage = memoryStorage({ clock });
+    const logger = capturingLogger();
+    let failed = false;
+    // The send's first read of its request once both copies are on record fails: a store blip.
+    const blip: StoragePorts = {
+      ...storage,
+      requests: {
+        ...storage.requests,
+        getRequest: async (id) => {
+          if (!failed && (await storage.deliveries.listDeliveries(id)).length === 2) {
+            failed = true;
+            throw new NotifyError('unavailable', 'Storage is temporarily unavailable');
+          }
+          return storage.requests.getRequest(id);
+        },
+      },
+    };
+    const { notifier, shown } = await sendWithClickDuringDelivery(blip, { clock, logger });
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 0 });
+    expect(logger.entries.map((entry) => entry.message)).toContain(
+      'could not bring the copies of a send up to date; left to a refresh',
+    );
+    clock.advance(10_000);
+    await notifier.runDueWork();
+    expect(Object.fromEntries(shown)).toEqual({ 'bob@acme.test': 1, 'dave@acme.test': 1 });
+    await notifier.stop();
+  });
+
   it('still answers the send when that refresh cannot be scheduled, and logs it', async () => {
     const storage = memoryStorage();
     const logger = capturingLogger();
