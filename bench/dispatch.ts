@@ -48,7 +48,7 @@ async function dispatchRate(live: number): Promise<number> {
     requests: storage.requests,
     dueWork: storage.dueWork,
     logger: silentLogger,
-    runCommands: async () => {},
+    runCommands: async () => true,
   });
   // One event per request opens its group, which closes once the event has settled.
   await Promise.all(

@@ -200,10 +200,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     retentionMs,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     async runCommands(request, commands) {
+      let covered = true;
       for (const command of commands) {
-        if (command.type === 'update-messages') await updateOrRefresh(context, request, command.recipients);
+        if (command.type === 'update-messages') {
+          covered = (await updateOrRefresh(context, request, command.recipients)) && covered;
+        }
         if (command.type === 'enqueue-callback') context.dueWork.poke();
       }
+      return covered;
     },
   });
 
@@ -216,11 +220,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     ...(dueWorkConcurrency === undefined ? {} : { concurrency: dueWorkConcurrency }),
     handlers: {
       async timeout(item) {
-        const { outcome } = await context.machine.dispatch({
+        const { outcome, copiesCovered } = await context.machine.dispatch({
           type: 'timeout',
           requestId: item.requestId,
           at: clock.now(),
         });
+        // The copies of this timeout's change were neither updated nor left to a refresh: this item
+        // stays, and its next run refreshes them.
+        if (copiesCovered === false) return { done: false, retryAt: clock.now() + pledgedRefreshDelayMs };
         if (outcome !== 'finished') return { done: true };
         // Finished already: by a click, whose write cancelled this item (what is answered here then
         // changes nothing), or by this timeout in a run that never updated the copies (its process

@@ -25,13 +25,21 @@ export interface DispatchResult {
   request: InteractiveRequest | null;
   /** Whether the event changed the stored request (and its copies were, or are being, updated). */
   changed: boolean;
+  /**
+   * False when, dispatched `until: 'updated'`, the copies were neither all updated nor left to a
+   * refresh (the store failed for both): the work that made the change must see to them.
+   */
+  copiesCovered?: false;
 }
 
-/** Runs the commands of a stored transition that are not storage writes (updating messages). */
+/**
+ * Runs the commands of a stored transition that are not storage writes (updating messages).
+ * Answers whether the copies are covered: shown the change, or left to a scheduled refresh.
+ */
 export type CommandRunner = (
   request: InteractiveRequest,
   commands: readonly RequestCommand[],
-) => Promise<void>;
+) => Promise<boolean>;
 
 /** Options of {@link createRequestMachine}. */
 export interface RequestMachineOptions {
@@ -182,12 +190,20 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
     });
   }
 
-  /** Runs the commands of a stored write, then cancels the refresh it pledged for its copies. */
-  async function runStored(event: RequestEvent, state: InteractiveRequest, commands: RequestCommand[]) {
-    await runCommands(state, commands);
-    if (pledgesRefresh(event) && commands.some((command) => command.type === 'update-messages')) {
+  /**
+   * Runs the commands of a stored write, then cancels the refresh it pledged for its copies, unless
+   * they are not covered: the pledge then stays to update them. Answers whether they are.
+   */
+  async function runStored(
+    event: RequestEvent,
+    state: InteractiveRequest,
+    commands: RequestCommand[],
+  ): Promise<boolean> {
+    const covered = await runCommands(state, commands);
+    if (covered && pledgesRefresh(event) && commands.some((command) => command.type === 'update-messages')) {
       await cancelPledgedRefresh(state);
     }
+    return covered;
   }
 
   /**
@@ -222,8 +238,11 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
       }
       if (until === 'stored') envelope.resolve(result);
       try {
-        await afterEarlier(requestId, () => runStored(event, changed.state, changed.commands));
-        envelope.resolve(result);
+        let covered = true;
+        await afterEarlier(requestId, async () => {
+          covered = await runStored(event, changed.state, changed.commands);
+        });
+        envelope.resolve(covered ? result : { ...result, copiesCovered: false });
       } catch (error) {
         if (until === 'updated') {
           envelope.reject(error);

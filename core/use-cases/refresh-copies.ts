@@ -37,33 +37,40 @@ export async function scheduleRefresh(context: CoreContext, requestId: string): 
 /**
  * Schedules a refresh for the `failed` copies of a request that could not be updated. A store that
  * cannot take it is logged, never thrown: the change those copies should show is stored already,
- * and whoever made it must not be told it failed.
+ * and whoever made it must not be told it failed. Answers whether the copies are covered: all
+ * updated, or a refresh scheduled.
  */
 export async function refreshLeftBehind(
   context: CoreContext,
   requestId: string,
   failed: number,
-): Promise<void> {
-  if (failed === 0) return;
-  await scheduleRefresh(context, requestId).catch((error: unknown) => {
-    context.logger.error('could not schedule a refresh of copies left behind; they show an older state', {
-      requestId,
-      copies: failed,
-      error: String(error),
-    });
-  });
+): Promise<boolean> {
+  if (failed === 0) return true;
+  return scheduleRefresh(context, requestId).then(
+    () => true,
+    (error: unknown) => {
+      context.logger.error('could not schedule a refresh of copies left behind; they show an older state', {
+        requestId,
+        copies: failed,
+        error: String(error),
+      });
+      return false;
+    },
+  );
 }
 
 /**
  * Shows a stored change of a request on the copies of `recipients`, or leaves it to a refresh. A
  * store that fails meanwhile (reading the copies, scheduling the refresh) neither fails the click or
  * timeout that made the change nor leaves the copies without a refresh when one can be scheduled.
+ * Answers whether the copies are covered (see {@link refreshLeftBehind}): when not, the work that
+ * made the change must stay to bring them up to date.
  */
 export async function updateOrRefresh(
   context: CoreContext,
   request: InteractiveRequest,
   recipients: readonly string[],
-): Promise<void> {
+): Promise<boolean> {
   const failed = await updateCopies(
     context,
     request.organizationId,
@@ -77,7 +84,7 @@ export async function updateOrRefresh(
     });
     return recipients.length;
   });
-  await refreshLeftBehind(context, request.id, failed);
+  return refreshLeftBehind(context, request.id, failed);
 }
 
 /**

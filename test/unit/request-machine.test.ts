@@ -96,6 +96,7 @@ function recorder(requests: RequestStore) {
   const ran: Ran[] = [];
   const runCommands: CommandRunner = async (r, commands) => {
     ran.push({ request: r, commands, stored: await requests.getRequest(r.id) });
+    return true;
   };
   return { ran, runCommands };
 }
@@ -153,7 +154,7 @@ const machineWritingThrough = (storage: Storage, updateRequest: RequestStore['up
       },
       dueWork: storage.dueWork,
       logger: silentLogger,
-      runCommands: async () => {},
+      runCommands: async () => true,
     }),
   );
 
@@ -209,6 +210,7 @@ describe('request machine', () => {
           calls += 1;
           // The first write's commands are slow (a chat platform taking its time).
           if (calls === 1) await gate.promise;
+          return true;
         },
       }),
     );
@@ -239,7 +241,7 @@ describe('request machine', () => {
         dueWork: storage.dueWork,
         logger: silentLogger,
         scheduler: vt.scheduler,
-        runCommands: async () => {},
+        runCommands: async () => true,
       }),
     );
 
@@ -269,6 +271,7 @@ describe('request machine', () => {
         logger: silentLogger,
         async runCommands(r) {
           if (r.id === id(1)) await gate.promise;
+          return true;
         },
       }),
     );
@@ -324,7 +327,7 @@ describe('request machine', () => {
             requests: storage.requests,
             dueWork: storage.dueWork,
             logger: silentLogger,
-            runCommands: async () => {},
+            runCommands: async () => true,
           }),
         ),
       );
@@ -363,7 +366,7 @@ describe('request machine', () => {
         requests: storage.requests,
         dueWork: storage.dueWork,
         logger: silentLogger,
-        runCommands: async () => {},
+        runCommands: async () => true,
       }),
     );
     const results = await Promise.all([
@@ -484,7 +487,7 @@ describe('request machine', () => {
         requests: losing,
         dueWork: storage.dueWork,
         logger: silentLogger,
-        runCommands: async () => {},
+        runCommands: async () => true,
         maxAttempts: 3,
       }),
     );
@@ -512,6 +515,7 @@ describe('request machine', () => {
             fail = false;
             throw new Error('chat platform down');
           }
+          return true;
         },
       }),
     );
@@ -602,6 +606,7 @@ describe('a dispatch that resolves once stored', () => {
           await gate.promise;
           ran.push(stored.version);
           if (failing) throw new Error('chat platform down');
+          return true;
         },
       }),
     );
@@ -721,6 +726,7 @@ describe('request machine with the due-work runner, in virtual time', () => {
           await runCommands(r, commands);
           // As the notifier does: a callback enqueued by a write should run without waiting for a poll.
           if (commands.some((c) => c.type === 'enqueue-callback')) runner?.poke();
+          return true;
         },
       }),
     );
