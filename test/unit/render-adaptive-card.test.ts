@@ -41,6 +41,7 @@ describe('renderAdaptiveCardBody', () => {
       '请注意*「重要」*的 x*(y)*z _"q"_',
       ['请注意**\u200b「重要」\u200b**的 x**\u200b(y)\u200b**z _\u200b"q"\u200b_'],
     ],
+    ['bold whose text ends with an escaped mark, between letters', 'x*a_*y', ['x**a\\_\u200b**y']],
     ['inline code, a monospace run', 'run `npm test` now', ['runs:run {npm test} now']],
     ['inline code keeps markup literal, unescaped', '`*not bold* [a](b)`', ['runs:{*not bold* [a](b)}']],
     ['inline code holding a backtick', '``a`b``', ['runs:{a`b}']],

@@ -333,11 +333,13 @@ function text(value: string, state: LineState): string {
 }
 
 /**
- * Punctuation and symbols as CommonMark counts them for emphasis, a backslash escape's included;
- * not the marks of a span nested inside, which need the punctuation they are next to.
+ * Punctuation and symbols as CommonMark counts them for emphasis, a backslash escape's included
+ * (an escaped `*` or `_` too); not the marks of a span nested inside, which need the punctuation
+ * they are next to (such a span, its text starting or ending with punctuation, between letters,
+ * stays literal).
  */
 const PUNCTUATION_START = /^(?![*_])[\p{P}\p{S}]/u;
-const PUNCTUATION_END = /(?![*_])[\p{P}\p{S}]$/u;
+const PUNCTUATION_END = /(?:\\[*_]|(?![*_])[\p{P}\p{S}])$/u;
 
 /**
  * Markdown reads `**` as bold only where it does not touch whitespace on its inner side, so the
