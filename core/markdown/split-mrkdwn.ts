@@ -1,5 +1,12 @@
 import type { MarkdownDocument } from './ast.js';
-import { type MrkdwnMark, type MrkdwnPiece, mrkdwnPieces, pieceText, textPieces } from './render-mrkdwn.js';
+import {
+  guardMentions,
+  type MrkdwnMark,
+  type MrkdwnPiece,
+  mrkdwnPieces,
+  pieceText,
+  textPieces,
+} from './render-mrkdwn.js';
 
 /** A place where a part may end: before `pieces[index]`, with what is open there. */
 interface Cut {
@@ -167,7 +174,22 @@ function graphemeCut(points: readonly string[], from: number, at: number): numbe
   return index > at ? cut : at;
 }
 
+/**
+ * A part of a cut word that starts a section guarded as a word that starts one is: its `>` would
+ * start a quote there, and `@here` there be a mention. The room of a cut keeps the two characters
+ * this may add.
+ */
+const startingSection = (part: string): string =>
+  guardMentions(part.startsWith('>') ? `\u200b${part}` : part);
+
 function cutWord(text: string, room: number): MrkdwnPiece[] {
+  const words = cutWithin(text, room - 2);
+  return words.map((word, index) =>
+    index === 0 || word.kind !== 'word' ? word : { kind: 'word', text: startingSection(word.text) },
+  );
+}
+
+function cutWithin(text: string, room: number): MrkdwnPiece[] {
   const points = [...text];
   const sizes = points.map((point) => pieceText({ kind: 'word', text: point }).length);
   const words: MrkdwnPiece[] = [];

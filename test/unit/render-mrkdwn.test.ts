@@ -153,8 +153,12 @@ describe('splitMrkdwn', () => {
 
   it('never cuts inside an escape: 4,000 ampersands become whole &amp; entities', () => {
     const parts = split('&'.repeat(4000));
-    expect(parts.map((part) => part.length)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 2000]);
-    for (const part of parts) expect(part).toMatch(/^(&amp;)+$/);
+    expect(parts.length).toBe(7);
+    for (const part of parts) {
+      expect(part).toMatch(/^(&amp;)+$/);
+      expect(part.length).toBeLessThanOrEqual(3000);
+    }
+    expect(parts.join('')).toBe('&amp;'.repeat(4000));
   });
 
   it('ends a part before inline code rather than inside it, keeping its spaces', () => {
@@ -230,6 +234,18 @@ describe('splitMrkdwn', () => {
     const cut = split(family, 100);
     expect(cut.join('')).toBe(family);
     for (const part of cut) expect(part).toMatch(/^(👩‍👩‍👧)+$/u);
+  });
+
+  it('guards the part of a cut word that starts a section: no quote, no mention there', () => {
+    for (const rest of ['>quote', '@here']) {
+      const parts = split(`${'a'.repeat(2998)}${rest}`, 3000);
+      expect(parts.length).toBe(2);
+      expect(parts.join('').replaceAll('\u200b', '')).toBe(`${'a'.repeat(2998)}${rest.replace('>', '&gt;')}`);
+      for (const part of parts.slice(1)) {
+        expect(part).not.toMatch(/^&gt;|^@here/);
+        expect(part.length).toBeLessThanOrEqual(3000);
+      }
+    }
   });
 
   it('answers nothing for a message that renders to nothing', () => {
