@@ -584,6 +584,93 @@ describe('Teams transport: clicks', () => {
     expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('reject');
   });
 
+  it('marks an invoke taken when its attempt outlived its mark, so that a late repeat changes nothing', async () => {
+    let hold = false;
+    let release: () => void = () => undefined;
+    const w = await start({
+      wrapStorage: (storage: StoragePorts): StoragePorts => ({
+        ...storage,
+        requests: {
+          ...storage.requests,
+          updateRequest: (...args) => {
+            if (!hold) return storage.requests.updateRequest(...args);
+            hold = false;
+            return new Promise((resolve, reject) => {
+              release = () => {
+                storage.requests.updateRequest(...args).then(resolve, reject);
+              };
+            });
+          },
+        },
+      }),
+    });
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
+    const message = only(w, bob);
+    const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+    hold = true;
+    const first = w.post(invoke);
+    await vi.waitFor(() => expect(hold).toBe(false));
+    // The click's write is slow: the mark of its attempt expires, and nobody takes the invoke.
+    w.clock.advance(15_001);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await w.post(w.connector.clickActivity(message, 'reject', bob.id, 'invoke-43'))).status).toBe(
+      200,
+    );
+    await w.another().post(invoke);
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('reject');
+  });
+
+  it('claims only the very mark a repeat found free: not one another repeat took since', async () => {
+    let failOnce = false;
+    let afterFreeRead: (() => Promise<void>) | null = null;
+    const w = await start({
+      wrapStorage: (storage: StoragePorts): StoragePorts => ({
+        ...storage,
+        requests: {
+          ...storage.requests,
+          updateRequest: (...args) => {
+            if (!failOnce) return storage.requests.updateRequest(...args);
+            failOnce = false;
+            return Promise.reject(new Error('storage timed out'));
+          },
+        },
+        transportState: {
+          ...storage.transportState,
+          get: async (key) => {
+            const record = await storage.transportState.get(key);
+            // A repeat has found the mark free: another repeat gets to claim it first.
+            if (afterFreeRead !== null && record?.value === 'free') {
+              const run = afterFreeRead;
+              afterFreeRead = null;
+              await run();
+            }
+            return record;
+          },
+        },
+      }),
+    });
+    await w.install(bob);
+    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
+    const message = only(w, bob);
+    const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+    failOnce = true;
+    // The first attempt fails and frees its mark.
+    await expect(w.post(invoke)).rejects.toThrow('storage timed out');
+    afterFreeRead = async () => {
+      // Another instance's repeat takes the invoke; then the user changes the answer.
+      expect((await w.another().post(invoke)).status).toBe(200);
+      expect((await w.post(w.connector.clickActivity(message, 'reject', bob.id, 'invoke-43'))).status).toBe(
+        200,
+      );
+    };
+    await expect(w.post(invoke)).rejects.toThrow(
+      'This click is being applied by an earlier attempt; try again',
+    );
+    expect(await w.answerOf(requestId, 'bob@acme.test')).toBe('reject');
+  });
+
   it('updates a message at the service URL its last click named, not the one of the install', async () => {
     const w = await start();
     await w.install(bob, carol);

@@ -253,21 +253,31 @@ async function catchUp(
   );
 }
 
-/** How long a repeat waits for an attempt of its invoke under way to be taken, and how often it looks. */
+/**
+ * How long after its arrival a repeat waits for an attempt of its invoke under way, and how often it
+ * looks: the rest of its answer (the claim, the click, the view) must fit in Teams' five seconds.
+ */
 const applyingWaitMs = 3_000;
 const applyingLookMs = 250;
 
 /**
- * What a repeat of an invoke finds of its mark, once an attempt under way ended or the wait did:
- * `taken` (the click is stored), `free` (an attempt failed and took its mark back, or its mark
- * expired), or `applying` (an attempt is still at it). Marks of earlier releases say `1`: taken.
+ * The mark of an invoke a repeat finds, once an attempt under way ended or the wait did (at
+ * `waitUntil`, a `performance.now()`): null when there is none, else `taken` (the click is stored;
+ * marks of earlier releases say `1`), `free` (an attempt failed and took its mark back) or
+ * `applying` (an attempt is still at it), with the version a claim of it must expect.
  */
-async function awaitMark(sink: ChatSink, key: string): Promise<'taken' | 'free' | 'applying'> {
-  for (let waited = 0; ; waited += applyingLookMs) {
+async function awaitMark(
+  sink: ChatSink,
+  key: string,
+  waitUntil: number,
+): Promise<{ state: 'taken' | 'free' | 'applying'; version: number } | null> {
+  for (;;) {
     const mark = await sink.state.get(key);
-    if (mark === null || mark.value === 'free') return 'free';
-    if (mark.value !== 'applying') return 'taken';
-    if (waited >= applyingWaitMs) return 'applying';
+    if (mark === null) return null;
+    const state = mark.value === 'free' || mark.value === 'applying' ? mark.value : 'taken';
+    if (state !== 'applying' || performance.now() + applyingLookMs > waitUntil) {
+      return { state, version: mark.version };
+    }
     await pause(applyingLookMs);
   }
 }
@@ -275,29 +285,30 @@ async function awaitMark(sink: ChatSink, key: string): Promise<'taken' | 'free' 
 /**
  * Applies a click once per invoke: a repeat of an invoke already taken (Teams' retries, by the
  * invoke's id in its tenant) changes nothing and answers null. A repeat that comes while an attempt
- * is applying it waits a few seconds for that attempt, and fails (Teams tries again) while it still
- * runs: answered as taken, the click would be lost should that attempt fail.
+ * is applying it waits for that attempt, within its own time (from `receivedAt`), and fails (Teams
+ * tries again) while it still runs: answered as taken, the click would be lost should that attempt
+ * fail.
  */
 async function applyClick(
   { sink, logger }: ClickContext,
-  invoke: { tenantId: string; id: string | undefined },
+  invoke: { tenantId: string; id: string | undefined; receivedAt: number },
   click: Click,
   where: LogFields,
 ): Promise<ClickOutcome | null> {
   // The answer carries the clicker's card: it must not wait for the other copies' updates.
   if (invoke.id === undefined) return sink.click(click, { until: 'stored' });
   const seenKey = `invoke:${JSON.stringify([invoke.tenantId, invoke.id])}`;
-  const claim = (expected: number | null) =>
-    sink.state.compareAndSet(seenKey, 'applying', expected, { ttlMs: applyingInvokeTtlMs });
+  const claim = (expected: number | null, value = 'applying', ttlMs = applyingInvokeTtlMs) =>
+    sink.state.compareAndSet(seenKey, value, expected, { ttlMs });
   let version = await claim(null);
   if (version === null) {
-    const mark = await awaitMark(sink, seenKey);
-    if (mark === 'taken') {
+    const mark = await awaitMark(sink, seenKey, invoke.receivedAt + applyingWaitMs);
+    if (mark?.state === 'taken') {
       logger.debug('Teams repeated an invoke already taken: answered with the current card', where);
       return null;
     }
-    const freed = mark === 'free' ? await sink.state.get(seenKey) : undefined;
-    if (freed !== undefined) version = await claim(freed === null ? null : freed.version);
+    // Only the very mark it found free (or none): another repeat may have claimed it since.
+    if (mark?.state !== 'applying') version = await claim(mark === null ? null : mark.version);
     if (version === null) {
       throw new NotifyError('unavailable', 'This click is being applied by an earlier attempt; try again', {
         retryAfterSeconds: 1,
@@ -312,16 +323,17 @@ async function applyClick(
     // Nothing was applied: let Teams' repeat of this very invoke try again (at the latest once the
     // mark has expired, when taking it back fails too). Only a mark still this attempt's is freed:
     // another attempt may have taken the invoke since this one's mark expired.
-    await sink.state.compareAndSet(seenKey, 'free', mine, { ttlMs: applyingInvokeTtlMs }).catch(() => null);
+    await claim(mine, 'free').catch(() => null);
     throw error;
   }
-  // Kept for as long as Teams may repeat it, unless another attempt took it since this one's mark
-  // expired. Unwritten, a repeat once the mark expired applies the same click again.
-  await sink.state
-    .compareAndSet(seenKey, 'taken', mine, { ttlMs: seenInvokeTtlMs })
-    .catch((error: unknown) => {
-      logger.warn('Teams invoke taken, but not recorded as taken', { ...where, error: String(error) });
-    });
+  // Kept for as long as Teams may repeat it: over this attempt's mark, or none when it expired
+  // meanwhile; never over the mark of another attempt that took the invoke since.
+  const taken = await claim(mine, 'taken', seenInvokeTtlMs)
+    .then((written) => written ?? claim(null, 'taken', seenInvokeTtlMs))
+    .catch(() => null);
+  if (taken === null) {
+    logger.warn('Teams invoke taken, but not recorded as taken: a repeat may apply it again', where);
+  }
   return outcome;
 }
 
@@ -377,7 +389,7 @@ export async function answerCardAction(
   const { ended, updateLeft } = await answering.during(key, async () => {
     const outcome = await applyClick(
       context,
-      { tenantId, id: activity.id },
+      { tenantId, id: activity.id, receivedAt },
       { requestId: action.requestId, recipient: copy.recipient, value: action.value },
       where,
     );

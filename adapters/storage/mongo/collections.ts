@@ -111,7 +111,7 @@ export interface IdempotencyDocument {
   state: 'running' | 'failed' | 'completed';
   /** While running: the caller's epoch milliseconds at which the lease ends. */
   leaseUntil?: number;
-  /** While running: the token of the `acquire` that holds the lease. */
+  /** The send id the latest `acquire` proposed: the attempt whose writes count (kept once it ended). */
   holder?: string;
   /** Once completed. */
   response?: StoredResponse;
