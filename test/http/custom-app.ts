@@ -168,3 +168,24 @@ export function gate(): { promise: Promise<void>; open(): void } {
   });
   return { promise, open };
 }
+
+/**
+ * Wraps a transport so that each delivery waits for `held` to open, calling `started` first and
+ * `delivered` once the copy is out: stands in for a platform that makes a send slow.
+ */
+export const heldDeliveries =
+  (held: Promise<void>, hooks: { started?: () => void; delivered?: () => void } = {}) =>
+  (inner: ChatTransport): ChatTransport => ({
+    platform: inner.platform,
+    routes: inner.routes,
+    address: (user, organization) => inner.address(user, organization),
+    connect: (sink) => inner.connect(sink),
+    update: (delivery, ref) => inner.update(delivery, ref),
+    async deliver(delivery) {
+      hooks.started?.();
+      await held;
+      const ref = await inner.deliver(delivery);
+      hooks.delivered?.();
+      return ref;
+    },
+  });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
-import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import { capturingLogger } from '../support/capturing-logger.js';
 import {
   type Answer,
@@ -15,7 +14,7 @@ import {
   send,
   statusOf,
 } from './client.js';
-import { type CustomApp, gate, startCustomApp } from './custom-app.js';
+import { type CustomApp, gate, heldDeliveries, startCustomApp } from './custom-app.js';
 import { hostKinds, startTestHost, type TestHost, type TestHostOptions } from './harness.js';
 
 const day = 24 * 60 * 60 * 1000;
@@ -422,19 +421,7 @@ describe.each(hostKinds)('Idempotency-Key while the first request runs (%s)', (k
     const deliveryStarted = new Promise<void>((resolve) => {
       entered = resolve;
     });
-    const slow = (inner: ChatTransport): ChatTransport => ({
-      platform: inner.platform,
-      routes: inner.routes,
-      address: (user, organization) => inner.address(user, organization),
-      connect: (sink) => inner.connect(sink),
-      update: (delivery, ref) => inner.update(delivery, ref),
-      async deliver(delivery) {
-        entered();
-        await held.promise;
-        return inner.deliver(delivery);
-      },
-    });
-    app = await startCustomApp(kind, { wrapTransport: slow });
+    app = await startCustomApp(kind, { wrapTransport: heldDeliveries(held.promise, { started: entered }) });
 
     const firstPromise = send(app, plainBody(), { idempotencyKey: 'slow' });
     await deliveryStarted;

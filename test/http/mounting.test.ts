@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatTransport } from '../../core/ports/chat-transport.js';
 import {
   call,
   expectError,
@@ -11,7 +10,7 @@ import {
   readStatus,
   send,
 } from './client.js';
-import { type CustomApp, gate, startCustomApp } from './custom-app.js';
+import { type CustomApp, gate, heldDeliveries, startCustomApp } from './custom-app.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
 
 describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
@@ -158,20 +157,10 @@ describe.each(hostKinds)('mounting in an application (%s)', (kind) => {
       const done = new Promise<void>((resolve) => {
         delivered = resolve;
       });
-      const slow = (inner: ChatTransport): ChatTransport => ({
-        platform: inner.platform,
-        routes: inner.routes,
-        address: (user, organization) => inner.address(user, organization),
-        connect: (sink) => inner.connect(sink),
-        update: (delivery, ref) => inner.update(delivery, ref),
-        async deliver(delivery) {
-          await held.promise;
-          const ref = await inner.deliver(delivery);
-          delivered();
-          return ref;
-        },
+      app = await startCustomApp(kind, {
+        wrapTransport: heldDeliveries(held.promise, { delivered }),
+        answerTimeoutMs: 100,
       });
-      app = await startCustomApp(kind, { wrapTransport: slow, answerTimeoutMs: 100 });
       const timedOut = await send(app, plainBody());
       expect(timedOut.status).toBe(503);
       expect(timedOut.json).toEqual({ error: 'timeout' });

@@ -15,15 +15,12 @@ afterEach(() => {
   served = undefined;
 });
 
-/** A server that answers each request `answerMs` after its body arrived, and a raw connection to it. */
-async function serverAnswering(answerMs: number, drainBodyGraceMs: number) {
-  served = createHttpServer(
-    (request, response) => {
-      request.resume();
-      request.on('end', () => setTimeout(() => response.end(`answered ${request.url}`), answerMs));
-    },
-    { headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBodyGraceMs },
-  );
+/** The standalone server with `listener`, started, and a way to open raw connections to it. */
+async function serve(
+  listener: Parameters<typeof createHttpServer>[0],
+  options: Parameters<typeof createHttpServer>[1],
+) {
+  served = createHttpServer(listener, options);
   served.server.listen(0, '127.0.0.1');
   await once(served.server, 'listening');
   const { port } = served.server.address() as AddressInfo;
@@ -39,6 +36,16 @@ async function serverAnswering(answerMs: number, drainBodyGraceMs: number) {
   };
   return { drain: served.drain, open };
 }
+
+/** A server that answers each request `answerMs` after its body arrived, and a raw connection to it. */
+const serverAnswering = (answerMs: number, drainBodyGraceMs: number) =>
+  serve(
+    (request, response) => {
+      request.resume();
+      request.on('end', () => setTimeout(() => response.end(`answered ${request.url}`), answerMs));
+    },
+    { headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBodyGraceMs },
+  );
 
 const stalledPost = (path: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{`;
 
@@ -119,7 +126,7 @@ describe('the standalone server and pipelined requests', () => {
 
   it('carries out no request pipelined behind an answer that closed the connection while it stops', async () => {
     const carriedOut: string[] = [];
-    served = createHttpServer(
+    const { drain, open } = await serve(
       (request, response) => {
         request.resume();
         request.on('end', () => {
@@ -129,26 +136,17 @@ describe('the standalone server and pipelined requests', () => {
       },
       { headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBodyGraceMs: 5_000 },
     );
-    served.server.listen(0, '127.0.0.1');
-    await once(served.server, 'listening');
-    const { port } = served.server.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-    });
-    socket.on('error', () => undefined);
-    await once(socket, 'connect');
+    const { socket, received } = await open();
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const drained = served.drain();
+    const drained = drain();
     // /fast is answered, closing the connection, while it waits behind /slow; then more comes.
     await new Promise((resolve) => setTimeout(resolve, 250));
     socket.write('POST /notify HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}');
     await once(socket, 'close');
     await drained;
     expect(carriedOut).toEqual(['/slow', '/fast']);
-    expect(answersIn(text).map((answer) => answer.body)).toEqual(['answered /slow', 'answered /fast']);
+    expect(answersIn(received()).map((answer) => answer.body)).toEqual(['answered /slow', 'answered /fast']);
   });
 
   it('closes at once a connection that goes on pipelining past twice the bound', async () => {
@@ -162,23 +160,14 @@ describe('the standalone server and pipelined requests', () => {
   });
 
   it('keeps the answer of a request answered before its body arrived for a client still sending when its time is up', async () => {
-    served = createHttpServer(
+    const { open } = await serve(
       (_request, response) => {
         response.statusCode = 413;
         response.end('too big');
       },
       { headersTimeoutMs: 300, requestTimeoutMs: 600, drainBodyGraceMs: 1_000 },
     );
-    served.server.listen(0, '127.0.0.1');
-    await once(served.server, 'listening');
-    const { port } = served.server.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-    });
-    socket.on('error', () => undefined);
-    await once(socket, 'connect');
+    const { socket, received } = await open();
     // A client that writes its whole body before it reads the answer.
     socket.pause();
     socket.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n');
@@ -188,28 +177,20 @@ describe('the standalone server and pipelined requests', () => {
     socket.resume();
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.destroy();
-    expect(answersIn(text).map((answer) => answer.body)).toEqual(['too big']);
+    expect(answersIn(received()).map((answer) => answer.body)).toEqual(['too big']);
   });
 
   it('gives a request answered before its body arrived no second answer when its time is up', async () => {
-    served = createHttpServer(
+    const { open } = await serve(
       (_request, response) => {
         response.statusCode = 404;
         response.end('not here');
       },
       { headersTimeoutMs: 300, requestTimeoutMs: 300, drainBodyGraceMs: 1_000 },
     );
-    served.server.listen(0, '127.0.0.1');
-    await once(served.server, 'listening');
-    const { port } = served.server.address() as AddressInfo;
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-    });
-    socket.on('error', () => undefined);
+    const { socket, received } = await open();
     socket.write(stalledPost('/unknown'));
     await once(socket, 'close');
-    expect(answersIn(text).map((answer) => answer.body)).toEqual(['not here']);
+    expect(answersIn(received()).map((answer) => answer.body)).toEqual(['not here']);
   });
 });

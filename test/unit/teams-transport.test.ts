@@ -501,6 +501,42 @@ describe('Teams transport: updates', () => {
   );
 });
 
+/**
+ * Storage whose next write of a request, once `hold()` is called, waits until `release` lets it
+ * run (`failure` absent) or fail with `failure`: a store slow to take a click.
+ */
+function heldRequestWrite() {
+  let armed = false;
+  let waiting = false;
+  let release: (failure?: Error) => void = () => undefined;
+  const wrapStorage = (storage: StoragePorts): StoragePorts => ({
+    ...storage,
+    requests: {
+      ...storage.requests,
+      updateRequest: (...args) => {
+        if (!armed) return storage.requests.updateRequest(...args);
+        armed = false;
+        waiting = true;
+        return new Promise((resolve, reject) => {
+          release = (failure) => {
+            if (failure) reject(failure);
+            else storage.requests.updateRequest(...args).then(resolve, reject);
+          };
+        });
+      },
+    },
+  });
+  return {
+    wrapStorage,
+    hold: () => {
+      armed = true;
+    },
+    /** Resolves once the held write has begun. */
+    started: () => vi.waitFor(() => expect(waiting).toBe(true)),
+    release: (failure?: Error) => release(failure),
+  };
+}
+
 describe('Teams transport: clicks', () => {
   it('takes a repeat of an invoke whose click the storage failed, once the storage is back, even when it could not take its mark back', async () => {
     let failing = false;
@@ -547,34 +583,19 @@ describe('Teams transport: clicks', () => {
   }, 15_000);
 
   it('keeps the invoke taken by a repeat when the first attempt, outlived by its mark, fails after it', async () => {
-    let hold = false;
-    let release: (failure: Error) => void = () => undefined;
-    const w = await start({
-      wrapStorage: (storage: StoragePorts): StoragePorts => ({
-        ...storage,
-        requests: {
-          ...storage.requests,
-          updateRequest: (...args) => {
-            if (!hold) return storage.requests.updateRequest(...args);
-            hold = false;
-            return new Promise((_resolve, reject) => {
-              release = reject;
-            });
-          },
-        },
-      }),
-    });
+    const write = heldRequestWrite();
+    const w = await start({ wrapStorage: write.wrapStorage });
     await w.install(bob);
     const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
     const message = only(w, bob);
     const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
-    hold = true;
+    write.hold();
     const first = w.post(invoke).catch((error: Error) => error.message);
-    await vi.waitFor(() => expect(hold).toBe(false));
+    await write.started();
     w.clock.advance(15_001);
     // Teams' repeat, to another instance, once the first attempt's mark expired: applied there.
     expect((await w.another().post(invoke)).status).toBe(200);
-    release(new Error('storage timed out'));
+    write.release(new Error('storage timed out'));
     expect(await first).toBe('storage timed out');
     // The user changes the answer; a late repeat of the first click must not bring it back.
     expect((await w.post(w.connector.clickActivity(message, 'reject', bob.id, 'invoke-43'))).status).toBe(
@@ -585,35 +606,18 @@ describe('Teams transport: clicks', () => {
   });
 
   it('marks an invoke taken when its attempt outlived its mark, so that a late repeat changes nothing', async () => {
-    let hold = false;
-    let release: () => void = () => undefined;
-    const w = await start({
-      wrapStorage: (storage: StoragePorts): StoragePorts => ({
-        ...storage,
-        requests: {
-          ...storage.requests,
-          updateRequest: (...args) => {
-            if (!hold) return storage.requests.updateRequest(...args);
-            hold = false;
-            return new Promise((resolve, reject) => {
-              release = () => {
-                storage.requests.updateRequest(...args).then(resolve, reject);
-              };
-            });
-          },
-        },
-      }),
-    });
+    const write = heldRequestWrite();
+    const w = await start({ wrapStorage: write.wrapStorage });
     await w.install(bob);
     const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
     const message = only(w, bob);
     const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
-    hold = true;
+    write.hold();
     const first = w.post(invoke);
-    await vi.waitFor(() => expect(hold).toBe(false));
+    await write.started();
     // The click's write is slow: the mark of its attempt expires, and nobody takes the invoke.
     w.clock.advance(15_001);
-    release();
+    write.release();
     expect((await first).status).toBe(200);
     expect((await w.post(w.connector.clickActivity(message, 'reject', bob.id, 'invoke-43'))).status).toBe(
       200,
