@@ -242,7 +242,16 @@ export function createRequestMachine(options: RequestMachineOptions): RequestMac
         await afterEarlier(requestId, async () => {
           covered = await runStored(event, changed.state, changed.commands);
         });
-        envelope.resolve(covered ? result : { ...result, copiesCovered: false });
+        envelope.resolve(
+          covered
+            ? result
+            : {
+                outcome: result.outcome,
+                request: result.request,
+                changed: result.changed,
+                copiesCovered: false,
+              },
+        );
       } catch (error) {
         if (until === 'updated') {
           envelope.reject(error);

@@ -106,8 +106,14 @@ async function deliverCopy(
     const message = viewFor(recipient.key);
     const ref = await transport.deliver({ organization, recipient: recipient.key, address, message });
     if (!recorded) return 'delivered';
-    const copy = { sendId, recipient: recipient.key, platform: transport.platform, ref };
-    const version = await recordCopy(context, { ...copy, deliveredAt: context.clock.now() }, writeOptions);
+    const copy: DeliveryRecord = {
+      sendId,
+      recipient: recipient.key,
+      platform: transport.platform,
+      ref,
+      deliveredAt: context.clock.now(),
+    };
+    const version = await recordCopy(context, copy, writeOptions);
     requestVersions.push(version);
     return 'delivered';
   } catch (error) {
