@@ -537,6 +537,17 @@ function heldRequestWrite() {
   };
 }
 
+/** Bob asked (his answer may change), on storage whose next request write can be held; his click. */
+async function bobAskedWithHeldWrite() {
+  const write = heldRequestWrite();
+  const w = await start({ wrapStorage: write.wrapStorage });
+  await w.install(bob);
+  const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
+  const message = only(w, bob);
+  const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+  return { write, w, requestId, message, invoke };
+}
+
 describe('Teams transport: clicks', () => {
   it('takes a repeat of an invoke whose click the storage failed, once the storage is back, even when it could not take its mark back', async () => {
     let failing = false;
@@ -583,12 +594,7 @@ describe('Teams transport: clicks', () => {
   }, 15_000);
 
   it('keeps the invoke taken by a repeat when the first attempt, outlived by its mark, fails after it', async () => {
-    const write = heldRequestWrite();
-    const w = await start({ wrapStorage: write.wrapStorage });
-    await w.install(bob);
-    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
-    const message = only(w, bob);
-    const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+    const { write, w, requestId, message, invoke } = await bobAskedWithHeldWrite();
     write.hold();
     const first = w.post(invoke).catch((error: Error) => error.message);
     await write.started();
@@ -606,12 +612,7 @@ describe('Teams transport: clicks', () => {
   });
 
   it('marks an invoke taken when its attempt outlived its mark, so that a late repeat changes nothing', async () => {
-    const write = heldRequestWrite();
-    const w = await start({ wrapStorage: write.wrapStorage });
-    await w.install(bob);
-    const requestId = await w.ask(['bob@acme.test'], { disable: 'onTimeout' });
-    const message = only(w, bob);
-    const invoke = w.connector.clickActivity(message, 'approve', bob.id, 'invoke-42');
+    const { write, w, requestId, message, invoke } = await bobAskedWithHeldWrite();
     write.hold();
     const first = w.post(invoke);
     await write.started();

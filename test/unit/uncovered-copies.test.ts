@@ -57,30 +57,32 @@ async function start() {
 const offersButtons = async (notifier: Awaited<ReturnType<typeof start>>['notifier']) =>
   (await inboxOf(notifier, 'bob@acme.test'))[0]?.buttons.some((button) => !button.disabled) ?? false;
 
+/** Bob's copy still offers its buttons now, and no longer once the due work of half an hour ran. */
+async function expectButtonsGoneLater({
+  notifier,
+  clock,
+}: Pick<Awaited<ReturnType<typeof start>>, 'notifier' | 'clock'>) {
+  expect(await offersButtons(notifier)).toBe(true);
+  for (let step = 0; step < 3; step += 1) {
+    clock.advance(10 * 60_000);
+    await notifier.runDueWork();
+  }
+  expect(await offersButtons(notifier)).toBe(false);
+  await notifier.stop();
+}
+
 describe('copies a stored change could neither update nor leave to a refresh', () => {
   it('are updated later by the timeout whose item stays, when the timeout made the change', async () => {
     const { notifier, clock, state } = await start();
     state.blip = 2;
     expect(await notifier.runDueWork()).toBe(1);
-    expect(await offersButtons(notifier)).toBe(true);
-    for (let step = 0; step < 3; step += 1) {
-      clock.advance(10 * 60_000);
-      await notifier.runDueWork();
-    }
-    expect(await offersButtons(notifier)).toBe(false);
-    await notifier.stop();
+    await expectButtonsGoneLater({ notifier, clock });
   });
 
   it('are updated later by the refresh the write pledged, when a status read past the deadline made it', async () => {
     const { notifier, clock, state, requestId } = await start();
     state.blip = 2;
     expect((await readStatus(notifier, requestId))?.status).toBe(200);
-    expect(await offersButtons(notifier)).toBe(true);
-    for (let step = 0; step < 3; step += 1) {
-      clock.advance(10 * 60_000);
-      await notifier.runDueWork();
-    }
-    expect(await offersButtons(notifier)).toBe(false);
-    await notifier.stop();
+    await expectButtonsGoneLater({ notifier, clock });
   });
 });
