@@ -1,3 +1,4 @@
+import type { SchedulerLike } from 'rxjs';
 import type { DueWorkRunner } from './due-work/due-work-runner.js';
 import type { CallbackTransport } from './ports/callback-transport.js';
 import type { ChatTransport } from './ports/chat-transport.js';
@@ -15,6 +16,8 @@ export interface CoreContext {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
+  /** Drives the core's pauses (a copy's record tried again); a virtual-time one in tests. */
+  scheduler: SchedulerLike;
   rateLimits: RateLimitSettings;
   machine: RequestMachine;
   dueWork: DueWorkRunner;

@@ -1,4 +1,4 @@
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { deliverCallback } from './callbacks/deliver-callback.js';
 import { organizationShares } from './callbacks/organization-shares.js';
 import type { CoreContext } from './context.js';
@@ -188,6 +188,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     clock,
     ids: options.ids ?? randomIds,
     logger,
+    scheduler: options.scheduler ?? asyncScheduler,
     rateLimits,
     callbacks: options.callbacks ?? null,
     retentionMs,

@@ -1,3 +1,4 @@
+import { firstValueFrom, timer } from 'rxjs';
 import type { CoreContext } from '../context.js';
 import type { Organization, User } from '../domain/directory.js';
 import type { MessageView } from '../domain/message-view.js';
@@ -122,23 +123,42 @@ async function deliverCopy(
 }
 
 /**
- * Records a copy the platform took. Any failure of that write is the store's, whatever it says
- * (a Redis refusing writes for a failed snapshot): the recipient was reached, and the send must
- * answer 503, never name them as not reached.
+ * The pauses before each new try of a copy's record (ms): about a second in all, so that a storage
+ * failing for a moment (a Redis failover, a dropped connection) takes the record, and a repeat of
+ * the send finds the copy rather than posting it again.
+ */
+const recordRetryDelaysMs = [100, 300, 600];
+
+/**
+ * Records a copy the platform took, trying again after each of {@link recordRetryDelaysMs} (the
+ * write replaces what it wrote, so a try whose answer was lost does no harm). Any failure of that
+ * write is the store's, whatever it says (a Redis refusing writes for a failed snapshot): the
+ * recipient was reached, and the send must answer 503, never name them as not reached.
  */
 async function recordCopy(
   context: CoreContext,
   copy: DeliveryRecord,
   writeOptions: CopyToDeliver['writeOptions'],
 ): Promise<number | null> {
-  try {
-    return await context.storage.deliveries.addDelivery(copy, writeOptions);
-  } catch (error) {
-    if (isNotifyError(error, 'unavailable')) throw error;
-    throw new NotifyError('unavailable', 'Storage is temporarily unavailable', {
-      retryAfterSeconds: 1,
-      cause: error,
-    });
+  for (let tried = 0; ; tried += 1) {
+    try {
+      return await context.storage.deliveries.addDelivery(copy, writeOptions);
+    } catch (error) {
+      const delayMs = recordRetryDelaysMs[tried];
+      if (delayMs === undefined) {
+        if (isNotifyError(error, 'unavailable')) throw error;
+        throw new NotifyError('unavailable', 'Storage is temporarily unavailable', {
+          retryAfterSeconds: 1,
+          cause: error,
+        });
+      }
+      context.logger.warn('could not record a delivered copy; trying again', {
+        sendId: copy.sendId,
+        platform: copy.platform,
+        error: String(error),
+      });
+      await firstValueFrom(timer(delayMs, context.scheduler));
+    }
   }
 }
 

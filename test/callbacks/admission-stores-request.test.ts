@@ -228,14 +228,17 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     const { storage } = make();
     const spied = recorded(storage);
     let firstSendId: string | undefined;
+    let refusing = true;
     const failing: StoragePorts = {
       ...spied.storage,
       deliveries: {
         ...storage.deliveries,
         addDelivery: (...args) => {
-          if (firstSendId !== undefined) return storage.deliveries.addDelivery(...args);
+          if (!refusing) return storage.deliveries.addDelivery(...args);
           firstSendId = args[0].sendId;
-          return Promise.reject(new NotifyError('unavailable', 'the store stands down once'));
+          return Promise.reject(
+            new NotifyError('unavailable', 'the store stands down for the first attempt'),
+          );
         },
       },
     };
@@ -244,6 +247,7 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     const setup = await callbackSetup({ resolver, storage: failing });
     const body = interactive('https://flip.example/hook');
     expect((await setup.send(body, key)).status).toBe(503);
+    refusing = false;
     expect((await setup.send(body, key)).status).toBe(422);
     // The refused repeat resumed the attempt without storing anything, and failed it again: the
     // first attempt's timeout is the only one pending.

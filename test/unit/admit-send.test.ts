@@ -1,3 +1,4 @@
+import { asyncScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
@@ -53,6 +54,7 @@ function plainSendContext(storage: StoragePorts, perKeyBurst = 10): CoreContext 
     clock: { now: () => Date.now() },
     ids: randomIds,
     logger: silentLogger,
+    scheduler: asyncScheduler,
     rateLimits: { ...defaultRateLimits, perKey: { burst: perKeyBurst, perSecond: 0.001 } },
     callbacks: null,
     retentionMs: 60_000,
