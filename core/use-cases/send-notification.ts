@@ -17,7 +17,7 @@ import {
   updateCopies,
 } from './deliver-copies.js';
 import { refreshLeftBehind } from './refresh-copies.js';
-import { withdrawRequest } from './withdraw-request.js';
+import { requestToResume, withdrawRequest } from './withdraw-request.js';
 
 /** The id a send goes out under, and whether an earlier, unfinished attempt already used it. */
 export interface SendAttempt {
@@ -90,7 +90,7 @@ async function sendInteractive(
   attempt: SendAttempt,
 ): Promise<RequestCreated> {
   // An earlier attempt may have stopped before storing the request.
-  const stored = attempt.resumed ? await context.storage.requests.getRequest(attempt.sendId) : null;
+  const stored = attempt.resumed ? await requestToResume(context, attempt.sendId, timeoutDue) : null;
   const request =
     stored ??
     attempt.created ??

@@ -1,6 +1,7 @@
 import type { CoreContext } from '../context.js';
 import { timeoutItemId } from '../domain/due-work.js';
 import { type InteractiveRequest, nextVersion } from '../domain/interactive-request.js';
+import type { DueWorkChanges } from '../ports/request-store.js';
 
 /**
  * Finishes `request` without an event, cancelling its timeout, and lets it expire at once: no copy
@@ -23,4 +24,52 @@ export async function withdrawRequest(context: CoreContext, request: Interactive
       error: String(error),
     });
   }
+}
+
+/**
+ * Whether `request` is one {@link withdrawRequest} wrote: finished before its deadline with no answer
+ * from anyone, which no click and no timeout can bring about.
+ */
+const isWithdrawn = (request: InteractiveRequest): boolean =>
+  request.finishedAt !== null &&
+  request.finishedAt < request.expiresAt &&
+  request.recipients.every((recipient) => recipient.respondedAt === null);
+
+/**
+ * The request a resumed send finds under `id`, brought back to pending with its timeout scheduled
+ * when it is one a withdrawal left (`due` answers the timeout of a request): a withdrawal expires
+ * its request a millisecond after it by the store's clock (or later, should that clock stand
+ * still), and a repeat that resumed it as it stands would answer an id that vanishes at once. It
+ * lives until its retention has passed after its deadline, unless a later write finishes it
+ * sooner. Null when there is none, or it expired while being brought back: the send stores it anew.
+ */
+export async function requestToResume(
+  context: CoreContext,
+  id: string,
+  due: (request: InteractiveRequest) => DueWorkChanges,
+): Promise<InteractiveRequest | null> {
+  const stored = await context.storage.requests.getRequest(id);
+  if (stored === null || !isWithdrawn(stored)) return stored;
+  const pending: InteractiveRequest = {
+    id: stored.id,
+    organizationId: stored.organizationId,
+    version: stored.version + 1,
+    status: 'pending',
+    message: stored.message,
+    options: stored.options,
+    mode: stored.mode,
+    timeoutMinutes: stored.timeoutMinutes,
+    createdAt: stored.createdAt,
+    expiresAt: stored.expiresAt,
+    finishedAt: null,
+    externalReferenceId: stored.externalReferenceId,
+    sender: stored.sender,
+    callback: stored.callback,
+    recipients: stored.recipients,
+  };
+  const ttlMs = Math.max(1, stored.expiresAt - context.clock.now() + context.retentionMs);
+  const written = await context.storage.requests.updateRequest(pending, stored.version, due(pending), {
+    ttlMs,
+  });
+  return written ? pending : null;
 }

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ChatTransport, RecipientGoneError } from '../../core/adapter-kit.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
+import type { StoragePorts } from '../../core/ports/storage.js';
 import { inboxOf, interactiveBody, plainBody, post } from '../support/api-requests.js';
 import { memoryAndRedisStorages } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
@@ -124,4 +126,45 @@ describe.each(storages)('a send to a recipient no platform reaches, on %s', (_na
       expect(await counts(world.notifier)).toEqual([1, 0, 1]);
     },
   );
+});
+
+describe('a repeat of a send to a recipient no platform reaches, the moment its request was withdrawn', () => {
+  it('brings the withdrawn request back to pending, its timeout scheduled, rather than resume it finished', async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const clock = { now: () => now };
+    const storage = memoryStorage({ clock });
+    // The store's clock moves on a millisecond after each read of a request: the repeat's first read
+    // finds the withdrawn request still there, a millisecond before it expires.
+    const reading: StoragePorts = {
+      ...storage,
+      requests: {
+        ...storage.requests,
+        getRequest: async (id) => {
+          const found = await storage.requests.getRequest(id);
+          now += 1;
+          return found;
+        },
+      },
+    };
+    const platform = choosyInbox();
+    const target = createNotifier({ storage: reading, transports: [platform.transport], clock });
+    await target.seed(testSeed);
+    try {
+      platform.missing.add('carol@acme.test');
+      const body = interactiveBody(recipients);
+      const key = { 'idempotency-key': 'withdrawn-a-moment-ago' };
+      expect((await post(target, body, key))?.status).toBe(500);
+      platform.missing.clear();
+      const sent = await post(target, body, key);
+      expect(sent?.status).toBe(200);
+      const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
+      expect(await storage.requests.getRequest(requestId)).toMatchObject({
+        status: 'pending',
+        finishedAt: null,
+      });
+      expect(await storage.dueWork.nextRunAt()).not.toBeNull();
+    } finally {
+      await target.stop();
+    }
+  });
 });
