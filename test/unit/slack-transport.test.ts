@@ -58,7 +58,11 @@ describe('Slack transport against a fake Slack Web API', () => {
     world = undefined;
   });
 
-  async function start(options: Partial<SlackTransportOptions> = {}, { inbox = false } = {}): Promise<World> {
+  /** A world whose notifier sees its storage through `through` (the world's `storage` is the store itself). */
+  async function start(
+    options: Partial<SlackTransportOptions> = {},
+    { inbox = false, through = (storage: StoragePorts) => storage } = {},
+  ): Promise<World> {
     const slack = await startFakeSlack([acmeWorkspace(), globexWorkspace()]);
     const clock = manualClock();
     const logger = capturingLogger();
@@ -73,7 +77,7 @@ describe('Slack transport against a fake Slack Web API', () => {
     });
     const storage = memoryStorage({ clock });
     const notifier = createNotifier({
-      storage,
+      storage: through(storage),
       transports: inbox ? [transport, inboxTransport({ clock })] : [transport],
       clock,
       logger,
@@ -590,6 +594,75 @@ describe('Slack transport against a fake Slack Web API', () => {
     ).toBe(200);
     await transport.idle();
     expect(await answerOf(world.notifier, requestId, bob)).toBe('approve');
+  });
+
+  it('keeps the later of two clicks handled on two instances when the earlier one is written last', async () => {
+    // Instance A reads the request of its click only once let go (a pause of its process, a slow
+    // store), while instance B, on the same storage, takes the later click.
+    const gate: { release?: () => void; holdNext: boolean } = { holdNext: false };
+    const world = await start(
+      {},
+      {
+        through: (storage) => ({
+          ...storage,
+          requests: {
+            ...storage.requests,
+            getRequest: async (id) => {
+              if (gate.holdNext) {
+                gate.holdNext = false;
+                await new Promise<void>((resolve) => {
+                  gate.release = resolve;
+                });
+              }
+              return storage.requests.getRequest(id);
+            },
+          },
+        }),
+      },
+    );
+    const { send, slack, transport, clock } = world;
+    const other = slackTransport({
+      signingSecret: testSigningSecret,
+      apiUrl: slack.apiUrl,
+      installation: testInstallations,
+      retry: fastRetry,
+      clock,
+    });
+    const otherNotifier = createNotifier({ storage: world.storage, transports: [other], clock });
+    try {
+      const body = interactive([bob]);
+      const requestId = (
+        await send({ ...body, response_request: { ...body.response_request, disable: 'onTimeout' } })
+      ).json.request_id as string;
+      const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
+      if (!message) throw new Error('bob has no message');
+      const clickAt = (value: string, actionTs: string) =>
+        slack.clickBody({
+          teamId: team,
+          userId: slackIdOf(bob),
+          channel: message.channel,
+          ts: message.ts,
+          value,
+          actionTs,
+        });
+      const nowSeconds = clock.now() / 1000;
+      gate.holdNext = true;
+      expect(
+        (await postInteraction(transport, clickAt('approve', '1772355610.000100'), nowSeconds)).status,
+      ).toBe(200);
+      await vi.waitFor(() => expect(gate.release).toBeDefined());
+      expect((await postInteraction(other, clickAt('reject', '1772355612.000200'), nowSeconds)).status).toBe(
+        200,
+      );
+      await other.idle();
+      expect(await answerOf(world.notifier, requestId, bob)).toBe('reject');
+      gate.release?.();
+      await transport.idle();
+      expect(await answerOf(world.notifier, requestId, bob)).toBe('reject');
+      expect(slack.messagesOf(team, slackIdOf(bob)).at(-1)?.footer).toContain('Reject');
+    } finally {
+      await otherNotifier.stop();
+    }
   });
 
   it('applies a click Slack was answered for when the notifier stops right after, and answers clicks after the stop 503', async () => {

@@ -30,6 +30,22 @@ function isLaterAction(a: string, b: string): boolean {
   return aFraction.padEnd(width, '0') > bFraction.padEnd(width, '0');
 }
 
+/**
+ * The newest action of a user on a message as remembered: Slack's `action_ts` and the value of the
+ * button, so that an instance that applied an earlier action can apply the newest one after it.
+ * Earlier releases kept the `action_ts` alone.
+ */
+interface NewestAction {
+  actionTs: string;
+  value: string | null;
+}
+
+function readNewest(stored: string): NewestAction {
+  if (!stored.startsWith('[')) return { actionTs: stored, value: null };
+  const [actionTs, value] = JSON.parse(stored) as [string, string];
+  return { actionTs, value };
+}
+
 /** What a claim of an action as its user's newest on a message took over, to give back on failure. */
 interface NewestClaim {
   previous: string | null;
@@ -37,21 +53,24 @@ interface NewestClaim {
 }
 
 /**
- * Claims `actionTs` as the newest action taken by the clicker of `clicks` on its message: null when
+ * Claims `action` as the newest action taken by the clicker of `clicks` on its message: null when
  * this action, or a later one, was taken already (a repeat by Slack, or an earlier click that
  * arrives late), so that a late click never replaces the answer of a later one.
  */
 async function claimNewest(
   state: TransportStateStore,
   key: string,
-  actionTs: string,
+  action: { actionTs: string; value: string },
 ): Promise<NewestClaim | null> {
   for (;;) {
     const current = await state.get(key);
-    if (current !== null && !isLaterAction(actionTs, current.value)) return null;
-    const version = await state.compareAndSet(key, actionTs, current?.version ?? null, {
-      ttlMs: newestActionTtlMs,
-    });
+    if (current !== null && !isLaterAction(action.actionTs, readNewest(current.value).actionTs)) return null;
+    const version = await state.compareAndSet(
+      key,
+      JSON.stringify([action.actionTs, action.value]),
+      current?.version ?? null,
+      { ttlMs: newestActionTtlMs },
+    );
     if (version !== null) return { previous: current?.value ?? null, version };
   }
 }
@@ -99,7 +118,7 @@ export async function applyBlockActions(context: SlackClickContext, clicks: Bloc
       continue;
     }
     const key = newestActionKey(clicks);
-    const claim = await claimNewest(sink.state, key, action.actionTs);
+    const claim = await claimNewest(sink.state, key, { actionTs: action.actionTs, value: action.value });
     if (claim === null) {
       logger.debug('Slack action repeated, or older than one already taken: ignored', where);
       continue;
@@ -107,6 +126,14 @@ export async function applyBlockActions(context: SlackClickContext, clicks: Bloc
     try {
       const outcome = await sink.click({ requestId, recipient: clicker.recipient, value: action.value });
       logger.debug('Slack click applied', { requestId, outcome });
+      // A later action of this user, claimed on another instance while this one was applied, may
+      // have been written first: applied again after this one, it is the answer that stands.
+      const newest = await sink.state.get(key);
+      const later = newest === null ? null : readNewest(newest.value);
+      if (later?.value != null && isLaterAction(later.actionTs, action.actionTs)) {
+        await sink.click({ requestId, recipient: clicker.recipient, value: later.value });
+        logger.debug('Slack click of a later action applied again after an earlier one', { requestId });
+      }
     } catch (error) {
       // Nothing was applied: let a repeat of this very action try again, unless a later one came.
       await sink.state
