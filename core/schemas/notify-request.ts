@@ -31,9 +31,12 @@ const email = z
   .pipe(emailAddress('must be a valid email address'))
   .meta({ description: 'An email address; spaces at either end are trimmed', pattern: paddedEmailPattern });
 
-/** A response button (docs/http-api.md#request-body). */
+/** What a text that must show something says when it is blank. */
+const blankMessage = 'must not be blank (only whitespace or invisible characters)';
+
+/** A response button (docs/http-api.md#request-body): its label must show something to choose by. */
 export const optionSchema = strictObject({
-  text: boundedText(1, limits.optionTextLength),
+  text: boundedText(1, limits.optionTextLength).refine((text) => !isBlank(text), blankMessage),
   value: boundedText(1, limits.optionValueLength),
 });
 
@@ -53,10 +56,7 @@ export const responseRequestSchema = strictObject({
 /** The body of `POST /api/notify` (docs/http-api.md#request-body). */
 export const notifyRequestSchema = strictObject({
   user_emails: boundedArray(email, 1, limits.recipients),
-  message: boundedText(1, limits.messageLength).refine(
-    (message) => !isBlank(message),
-    'must not be blank (only whitespace or invisible characters)',
-  ),
+  message: boundedText(1, limits.messageLength).refine((message) => !isBlank(message), blankMessage),
   external_reference_id: boundedText(0, limits.externalReferenceIdLength).optional(),
   response_request: responseRequestSchema.optional(),
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectError, expectOk, generousLimits, inbox, plainBody, send } from './client.js';
+import { expectError, expectOk, generousLimits, inbox, interactiveBody, plainBody, send } from './client.js';
 import { hostKinds, startTestHost, type TestHost } from './harness.js';
 import { rawRequest } from './raw-request.js';
 
@@ -107,6 +107,24 @@ describe.each(hostKinds)('lenient inputs are refused (%s)', (kind) => {
     it('refuses a mixture of invisible characters and whitespace', async () => {
       const message = ` \u200B\n\u00AD\t\uFEFF\u2060\u200D `;
       expectError(await send(host, plainBody({ message })), 400, /(^|; )message: /);
+      expect(await inbox(host, 'bob@acme.test')).toEqual([]);
+    });
+
+    it.each([
+      ['a space', ' '],
+      ['a line break', '\n'],
+      ['a tab', '\t'],
+      ['a zero-width space', '\u200B'],
+    ])('refuses an option whose text is only %s, naming it', async (_name, text) => {
+      const options = [
+        { text, value: 'approve' },
+        { text: 'Reject', value: 'reject' },
+      ];
+      expectError(
+        await send(host, interactiveBody({}, { options })),
+        400,
+        'response_request.options[0].text: must not be blank (only whitespace or invisible characters)',
+      );
       expect(await inbox(host, 'bob@acme.test')).toEqual([]);
     });
 
