@@ -120,7 +120,8 @@ export function requestViews(request: InteractiveRequest): (recipientKey: string
       case 'changeable':
         return `Your answer: “${isolated(selectedText ?? '')}”. You can change it until ${untilText()} · ${sender}`;
       case 'expired':
-        expiredFooter ??= `This request expired at ${formatUtc(request.finishedAt ?? request.expiresAt)} without your answer · ${sender}`;
+        // At its deadline, however late the timeout ran (a click after it, an instance back from an outage).
+        expiredFooter ??= `This request expired at ${untilText()} without your answer · ${sender}`;
         return expiredFooter;
       case 'closed':
         return `Closed. Your answer: “${isolated(selectedText ?? '')}” · ${sender}`;

@@ -177,6 +177,13 @@ describe('requestView', () => {
     expect(footer).not.toContain('Please answer');
   });
 
+  it('gives the deadline as when it expired, however late the timeout finished it', () => {
+    const late = request('onTimeout', 'finished', null, { finishedAt: expiresAt + 61 * 60_000 });
+    expect(requestView(late, alice).footer).toBe(
+      'This request expired at 2026-11-22 05:00 UTC without your answer · Sent by Bob Builder',
+    );
+  });
+
   it('derives the validity period from the request, fractions of a minute included', () => {
     const short = request('onUserAction', 'pending', null, {
       timeoutMinutes: 1.5,
