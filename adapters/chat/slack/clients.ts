@@ -6,6 +6,7 @@ import {
   type WebClientOptions,
 } from '@slack/web-api';
 import type { Logger } from '../../../core/adapter-kit.js';
+import type { SlackInstallation } from './transport.js';
 import { PostOutcomeUnknownError, RateLimitedError, webApiFetch } from './web-api-fetch.js';
 
 /** Retries of a Web API call that failed for a passing reason. */
@@ -56,12 +57,16 @@ const neverRetried = {
   },
 };
 
-/** One `WebClient` per bot token, built on first use and kept. */
-export type SlackClients = (botToken: string) => WebClient;
+/**
+ * One `WebClient` per workspace, built on first use and kept while its installation's bot token
+ * stays the same: a token that changes (Slack's token rotation, a reinstall) replaces the client,
+ * so that rotating tokens do not pile up clients for as long as the process lives.
+ */
+export type SlackClients = (installation: SlackInstallation) => WebClient;
 
 /** The clients of every workspace the transport serves. */
 export function slackClients(settings: SlackClientSettings): SlackClients {
-  const clients = new Map<string, WebClient>();
+  const clients = new Map<string, { botToken: string; client: WebClient }>();
   const options: WebClientOptions = {
     slackApiUrl: settings.apiUrl,
     maxRequestConcurrency: settings.concurrency,
@@ -91,12 +96,11 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
     logger: quietLogger(settings.logger),
     logLevel: LogLevel.WARN,
   };
-  return (botToken) => {
-    let client = clients.get(botToken);
-    if (client === undefined) {
-      client = new WebClient(botToken, options);
-      clients.set(botToken, client);
-    }
+  return ({ teamId, botToken }) => {
+    const kept = clients.get(teamId);
+    if (kept?.botToken === botToken) return kept.client;
+    const client = new WebClient(botToken, options);
+    clients.set(teamId, { botToken, client });
     return client;
   };
 }

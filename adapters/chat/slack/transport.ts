@@ -245,7 +245,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     async address(user, organization): Promise<ChatAddress | null> {
       const installation = await options.installation(organization.id);
       if (installation === null) return null;
-      const userId = await connection().users.find(clientFor(installation.botToken), {
+      const userId = await connection().users.find(clientFor(installation), {
         organizationId: organization.id,
         teamId: installation.teamId,
         email: normalizeEmail(user.email),
@@ -256,7 +256,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
     async deliver(delivery: ChatDelivery): Promise<DeliveryRef> {
       const { organization, message: view } = delivery;
       const installation = await installationOf(organization.id);
-      const client = clientFor(installation.botToken);
+      const client = clientFor(installation);
       const recipient = normalizeEmail(delivery.recipient);
       const key = { organizationId: organization.id, teamId: installation.teamId, email: recipient };
       const posted = await postDirect(client, key, delivery.address.userRef, slackMessage(view));
@@ -279,7 +279,7 @@ export function slackTransport(options: SlackTransportOptions): SlackTransport {
       const installation = await installationOf(delivery.organization.id);
       const { channel, ts } = message;
       try {
-        await clientFor(installation.botToken).chat.update({
+        await clientFor(installation).chat.update({
           channel,
           ts,
           ...slackMessage(delivery.message),
