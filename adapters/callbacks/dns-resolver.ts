@@ -7,6 +7,42 @@ const noAddress = new Set(['ENOTFOUND', 'ENODATA']);
 /** Names that are loopback by definition (RFC 6761), answered without DNS. */
 const loopbackName = /^(?:.+\.)?localhost\.?$/i;
 
+/**
+ * How long the other family's query is waited for once one family answered addresses. A server (or
+ * a middlebox) that drops AAAA queries would otherwise hold a host with a good A record for every
+ * retry of its resolver, past the 5 s that the check of a callback URL gives DNS, and refuse it.
+ */
+const otherFamilyGraceMs = 500;
+
+/**
+ * The settled queries, in their order, once all have settled, or once one answered addresses and
+ * the others had {@link otherFamilyGraceMs} more: then only those settled by then, one with addresses.
+ */
+function answers(queries: Promise<string[]>[]): Promise<PromiseSettledResult<string[]>[]> {
+  return new Promise((resolve) => {
+    const results: (PromiseSettledResult<string[]> | undefined)[] = queries.map(() => undefined);
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(grace);
+      resolve(results.filter((result) => result !== undefined));
+    };
+    queries.forEach((query, index) => {
+      query
+        .then(
+          (value): PromiseSettledResult<string[]> => ({ status: 'fulfilled', value }),
+          (reason: unknown): PromiseSettledResult<string[]> => ({ status: 'rejected', reason }),
+        )
+        .then((result) => {
+          results[index] = result;
+          if (results.every((settled) => settled !== undefined)) finish();
+          else if (grace === undefined && result.status === 'fulfilled' && result.value.length > 0) {
+            grace = setTimeout(finish, otherFamilyGraceMs);
+          }
+        });
+    });
+  });
+}
+
 /** Options of {@link createDnsResolver}. */
 export interface DnsResolverOptions {
   /** DNS servers (`address` or `address:port`); the system's (from `/etc/resolv.conf`) by default. */
@@ -37,15 +73,15 @@ export function createDnsResolver(options: DnsResolverOptions = {}): HostResolve
   return {
     async resolve(hostname) {
       if (loopbackName.test(hostname)) return ['127.0.0.1', '::1'];
-      const [v4, v6] = await Promise.allSettled([
+      const results = await answers([
         family(resolver.resolve4(hostname)),
         family(resolver.resolve6(hostname)),
       ]);
-      // A family that failed while the other answered leaves those addresses: only checked ones are
-      // ever connected to.
-      const addresses = [v4, v6].flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
+      // A family that failed, or did not answer in its grace, while the other answered leaves those
+      // addresses: only checked ones are ever connected to.
+      const addresses = results.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
       if (addresses.length > 0) return addresses;
-      const failed = [v4, v6].find((result) => result.status === 'rejected');
+      const failed = results.find((result) => result.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
       return [];
     },
