@@ -119,7 +119,18 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
       addresses = await checkCallbackTarget(attempt.url, { resolver, allowInsecure, lookupTimeoutMs });
     } catch (error) {
       const reason = isNotifyError(error) ? error.details : String(error);
-      return { outcome: 'failed', status: null, error: `target refused: ${reason}`, retryAfterMs: null };
+      // How a lookup failed, which a refusal names only under the development option (so that no
+      // caller learns which internal names exist), is told here: an attempt's error is the operator's.
+      const lookupFailure =
+        !allowInsecure && isNotifyError(error) && error.cause !== undefined
+          ? ` (${String(error.cause)})`
+          : '';
+      return {
+        outcome: 'failed',
+        status: null,
+        error: `target refused: ${reason}${lookupFailure}`,
+        retryAfterMs: null,
+      };
     }
     const signature = signCallback(attempt.secret, {
       id: attempt.webhookId,

@@ -4,13 +4,19 @@ import type { HostResolver } from '../ports/callback-transport.js';
 import { isPublicAddress, unbracket } from './public-address.js';
 
 const field = 'response_request.callback_url';
+/** The one refusal of a host name, whether it has no address, a private one, or its lookup failed. */
+const notPublic = `${field}: the host does not resolve to a public address`;
 
 /**
- * A URL as RFC 3986 writes one: its scheme, `//` and its authority, without the spaces, controls or
- * backslashes that the WHATWG parser would repair into a URL (`https:host`, ` https://host`,
- * `https:\\host`), so that only what names its target plainly is taken.
+ * A URL as RFC 3986 writes one: its scheme, `//` and an authority that is not empty, without the
+ * spaces, controls or backslashes that the WHATWG parser would repair into a URL (`https:host`,
+ * ` https://host`, `https:\\host`, `https:///host`, whose empty authority it skips to take the path's
+ * first segment as the host), so that only what names its target plainly is taken.
  */
-const writtenOut = /^[a-z][a-z0-9+.-]*:\/\/[^\\\s\p{Cc}]+$/iu;
+const writtenOut = /^[a-z][a-z0-9+.-]*:\/\/[^/\\\s\p{Cc}][^\\\s\p{Cc}]*$/iu;
+
+/** An authority, as written, that holds an `@`: user info, however empty. */
+const userInfoAsWritten = /^[^:]*:\/\/[^/?#]*@/;
 
 /** How callback targets are judged. */
 export interface CallbackTargetPolicy {
@@ -50,7 +56,8 @@ export function callbackUrlForm(url: string, allowInsecure: boolean): URL {
   if (!schemes.includes(parsed.protocol)) {
     throw new NotifyError('invalid_request', `${field}: must be an absolute https: URL`);
   }
-  if (parsed.username !== '' || parsed.password !== '') {
+  // As written too: the parser keeps no user info of `https://@host` or `https://:@host`.
+  if (parsed.username !== '' || parsed.password !== '' || userInfoAsWritten.test(url)) {
     throw new NotifyError('invalid_request', `${field}: must not contain user info`);
   }
   if (parsed.port === '0') {
@@ -79,13 +86,17 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   try {
     addresses = await resolveWithin(policy, host);
   } catch (error) {
-    throw new NotifyError(
-      'unprocessable',
-      `${field}: the host ${host} could not be resolved (${String(error)})`,
-      {
-        cause: error,
-      },
-    );
+    // How DNS failed (a refusal, a server failure, no answer) would tell an internal name from one
+    // that does not exist as well: that goes only to the error's cause, for the log.
+    throw policy.allowInsecure
+      ? new NotifyError(
+          'unprocessable',
+          `${field}: the host ${host} could not be resolved (${String(error)})`,
+          {
+            cause: error,
+          },
+        )
+      : new NotifyError('unprocessable', notPublic, { cause: error });
   }
   if (addresses.length === 0 && policy.allowInsecure) {
     throw new NotifyError('unprocessable', `${field}: the host ${host} does not resolve`);
@@ -93,7 +104,7 @@ export async function checkCallbackTarget(url: string, policy: CallbackTargetPol
   // Naming the address (or its kind) would let a caller map the names of an internal network, and so
   // would telling a name without addresses from one with private ones: which names exist inside.
   if (!policy.allowInsecure && (addresses.length === 0 || !addresses.every(isPublicAddress))) {
-    throw new NotifyError('unprocessable', `${field}: the host does not resolve to a public address`);
+    throw new NotifyError('unprocessable', notPublic);
   }
   return addresses;
 }

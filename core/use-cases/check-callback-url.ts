@@ -31,11 +31,21 @@ export function checkCallbackOfBody(context: CoreContext, input: NotifyRequest):
 async function checkCallbackUrl(context: CoreContext, url: string): Promise<void> {
   // Checked with the body already: a service without callbacks refused the send then.
   if (!context.callbacks) return;
-  await checkCallbackTarget(url, {
-    resolver: context.callbacks.resolver,
-    allowInsecure: context.callbacks.allowInsecure,
-    lookupTimeoutMs,
-  });
+  try {
+    await checkCallbackTarget(url, {
+      resolver: context.callbacks.resolver,
+      allowInsecure: context.callbacks.allowInsecure,
+      lookupTimeoutMs,
+    });
+  } catch (error) {
+    // A lookup's failure is kept from the caller's 422 (which names only the rule), not from the operator.
+    if (error instanceof NotifyError && error.cause !== undefined) {
+      context.logger.info('callback_url refused: its host could not be resolved', {
+        error: String(error.cause),
+      });
+    }
+    throw error;
+  }
 }
 
 /** What the admission of a send took that a refused callback URL gives back. */

@@ -3,6 +3,7 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
 import type { CallbackTransport, HostResolver } from '../../core/ports/callback-transport.js';
+import type { Logger } from '../../core/ports/logger.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { type ManualClock, manualClock } from '../support/manual-clock.js';
 import { testKeys, testSeed } from '../support/test-seed.js';
@@ -53,6 +54,7 @@ export async function callbackSetup(
     transport?: CallbackTransport;
     storage?: StoragePorts;
     retention?: number;
+    logger?: Logger;
   },
 ): Promise<CallbackSetup> {
   // Real time at the start: standardwebhooks' verify() compares webhook-timestamp with the wall clock.
@@ -64,6 +66,7 @@ export async function callbackSetup(
     transports: [inboxTransport({ clock })],
     callbacks: options.transport ?? httpCallbacks(options),
     ...(options.retention === undefined ? {} : { retention: options.retention }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   await notifier.seed(testSeed);
   return {

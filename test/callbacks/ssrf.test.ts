@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDelaysMs } from '../../core/callbacks/retry-schedule.js';
 import { type CallbackReceiver, startReceiver } from '../support/callback-receiver.js';
+import { capturingLogger } from '../support/capturing-logger.js';
 import { type CallbackSetup, callbackSetup, interactive, tableResolver } from './callback-setup.js';
 
 const publicV4 = '93.184.216.34';
@@ -96,10 +97,26 @@ describe('callback_url at submission', () => {
     });
     const started = Date.now();
     const sent = await slow.send(interactive('https://slow.example/hook'));
-    expect(sent.status).toBe(422);
-    expect(String(sent.body.details)).toMatch(/could not be resolved/);
+    expect(sent).toEqual({ status: 422, body: { status: 'error', details: notPublic } });
     expect(Date.now() - started).toBeLessThan(6_000);
     await slow.notifier.stop();
+  });
+
+  it('refuses a host whose lookup fails with the 422 of a private one, and logs how it failed', async () => {
+    const logger = capturingLogger();
+    const failing = await callbackSetup({
+      resolver: {
+        resolve: (hostname) =>
+          Promise.reject(Object.assign(new Error(`queryA ESERVFAIL ${hostname}`), { code: 'ESERVFAIL' })),
+      },
+      logger,
+    });
+    const sent = await failing.send(interactive('https://internal.example/hook'));
+    expect(sent).toEqual({ status: 422, body: { status: 'error', details: notPublic } });
+    expect(logger.entries).toContainEqual(
+      expect.objectContaining({ fields: { error: 'Error: queryA ESERVFAIL internal.example' } }),
+    );
+    await failing.notifier.stop();
   });
 
   it.each([
@@ -115,8 +132,14 @@ describe('callback_url at submission', () => {
     ['https://public.example/hook ', 'response_request.callback_url: must be an absolute https: URL'],
     ['https://public.example/a hook', 'response_request.callback_url: must be an absolute https: URL'],
     ['https://public.example/\thook', 'response_request.callback_url: must be an absolute https: URL'],
+    // An empty authority, which the URL parser skips to make the path's first segment the host.
+    ['https:///public.example/hook', 'response_request.callback_url: must be an absolute https: URL'],
+    ['https:////public.example/hook', 'response_request.callback_url: must be an absolute https: URL'],
+    ['https://///93.184.216.34/hook', 'response_request.callback_url: must be an absolute https: URL'],
     ['https://user:pw@public.example/hook', 'response_request.callback_url: must not contain user info'],
     ['https://user@public.example/hook', 'response_request.callback_url: must not contain user info'],
+    ['https://@public.example/hook', 'response_request.callback_url: must not contain user info'],
+    ['https://:@public.example/hook', 'response_request.callback_url: must not contain user info'],
     ['https://public.example:0/hook', 'response_request.callback_url: must not use port 0'],
     ['https://[::1]:0/hook', 'response_request.callback_url: must not use port 0'],
   ])('refuses %s with 400', async (url, details) => {
@@ -206,6 +229,32 @@ describe('callback_url at delivery', () => {
         lastStatus: null,
         lastError:
           'target refused: response_request.callback_url: the host does not resolve to a public address',
+      }),
+    ]);
+    await target.notifier.stop();
+  });
+
+  it('tells in an attempt’s error, which only the operator sees, how its lookup failed', async () => {
+    let lookups = 0;
+    const target = await callbackSetup({
+      resolver: {
+        resolve: async (hostname) => {
+          lookups += 1;
+          if (lookups === 1) return [publicV4];
+          throw Object.assign(new Error(`queryA ESERVFAIL ${hostname}`), { code: 'ESERVFAIL' });
+        },
+      },
+      timeoutMs: 300,
+    });
+    await finish(target, `https://failing.example:${receiver.port}/hook`);
+    for (const delay of retryDelaysMs) {
+      target.clock.advance(delay * 1.2);
+      await target.notifier.runDueWork();
+    }
+    expect(await target.notifier.failedCallbacks.list()).toEqual([
+      expect.objectContaining({
+        lastError:
+          'target refused: response_request.callback_url: the host does not resolve to a public address (Error: queryA ESERVFAIL failing.example)',
       }),
     ]);
     await target.notifier.stop();
