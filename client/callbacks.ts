@@ -52,9 +52,11 @@ function isCallbackEvent(value: unknown): value is CallbackEvent {
  *
  * Throws a {@link CallbackVerificationError} when a `webhook-*` header is missing, the timestamp is
  * more than `toleranceSeconds` away from now, no `v1` signature in `webhook-signature` matches, or
- * the body is not a callback. Throws a `TypeError` when `secret` is not a `whsec_…` secret (the
- * base64 of at least 24 bytes: the service's encode 32), and a `RangeError` when `toleranceSeconds`
- * is no number of at least 0 (`NaN` would accept any timestamp; `Infinity` accepts any on purpose).
+ * the body is not a callback. Throws a `TypeError` when `secret` is not the base64 of at least 24
+ * bytes (the service's encode 32), after the `whsec_` that the service's secrets begin with or
+ * without it (as the standardwebhooks library, a bare one is taken too), and a `RangeError` when
+ * `toleranceSeconds` is no number of at least 0 (`NaN` would accept any timestamp; `Infinity`
+ * accepts any on purpose).
  * Deduplicate on the `webhook-id` header: a callback may arrive more than once.
  */
 export function verifyCallback(

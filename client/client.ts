@@ -108,6 +108,26 @@ function errorFromAnswer(response: Response, text: string): NotifyClientErrorIni
 const idempotencyKeyPattern = /^[\x21-\x7E](?:[\x20-\x7E]{0,253}[\x21-\x7E])?$/;
 
 /**
+ * A request id as the last segment of the status path. Any id the service can be asked about gets
+ * its answer (`400 Invalid request_id format` for a malformed one); an empty id, `.` and `..` cannot
+ * be asked about: they are no segment but steps in the path, which `fetch` (and any proxy) resolves,
+ * encoded or not (RFC 3986 §6.2.2), and which the service answers as no endpoint. Neither can text
+ * with a lone surrogate, which no URL can carry.
+ */
+function requestIdSegment(requestId: string): string {
+  const unsendable = (got: string) =>
+    new TypeError(`status: requestId must be a request id (req_ and 24 letters or digits), got ${got}`);
+  if (requestId === '' || requestId === '.' || requestId === '..') {
+    throw unsendable(JSON.stringify(requestId));
+  }
+  try {
+    return encodeURIComponent(requestId);
+  } catch {
+    throw unsendable('text with a lone surrogate');
+  }
+}
+
+/**
  * A client of the service's HTTP API. Only `fetch` and `node:crypto` are used at run time.
  * @throws TypeError or RangeError when an option could not work (a `baseUrl` that is no absolute URL).
  *
@@ -236,16 +256,16 @@ export function createClient(options: ClientOptions): NotifyClient {
     }
   }
 
-  function send(
+  // Every method is async, so that what a caller passes wrong (a body JSON cannot write, a key or id
+  // that cannot be sent) rejects the promise it awaits rather than throwing where it called.
+  async function send(
     request: NotifyRequestInput,
     sendOptions: SendOptions = {},
   ): Promise<NotificationSent | RequestCreated> {
     const { idempotencyKey } = sendOptions;
     if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
-      return Promise.reject(
-        new TypeError(
-          'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E), without spaces at either end',
-        ),
+      throw new TypeError(
+        'send: idempotencyKey must be 1 to 255 printable ASCII characters (codes 0x20 to 0x7E), without spaces at either end',
       );
     }
     const key = idempotencyKey ?? randomUUID();
@@ -266,10 +286,10 @@ export function createClient(options: ClientOptions): NotifyClient {
     });
   }
 
-  function status(requestId: string, statusOptions: StatusOptions = {}): Promise<RequestStatus> {
+  async function status(requestId: string, statusOptions: StatusOptions = {}): Promise<RequestStatus> {
     return call({
       method: 'GET',
-      path: `/api/notify/status/${encodeURIComponent(requestId)}`,
+      path: `/api/notify/status/${requestIdSegment(requestId)}`,
       headers: { accept: 'application/json', 'x-api-key': options.apiKey },
       signal: statusOptions.signal,
       retryable: statusRetryable,

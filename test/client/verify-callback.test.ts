@@ -190,6 +190,10 @@ describe('verifyCallback', () => {
     },
   );
 
+  it('takes the secret without its whsec_ too, as the standardwebhooks library does', () => {
+    expect(verifyCallback(secret.slice('whsec_'.length), signed(), payload)).toEqual(event);
+  });
+
   it('takes a secret of 24 bytes, and the base64 of 32 without its padding', () => {
     for (const bytes of [Buffer.alloc(24, 7), Buffer.alloc(32, 9)]) {
       const key = bytes.toString('base64').replace(/=+$/, '');
