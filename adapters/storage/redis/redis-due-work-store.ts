@@ -19,6 +19,13 @@ import { asOptionalNumber, asString, chunks } from './replies.js';
  * and a stale lease token changes nothing. The lowest score is the next time anything is claimable.
  */
 export function redisDueWorkStore(redis: RedisRunner, keys: RedisKeys): DueWorkStore {
+  const completions = batchedCompletions((items) =>
+    redis.evalScript(
+      completeScript,
+      [keys.due],
+      [keys.dueItemBase, ...items.flatMap((item) => [item.id, item.leaseToken])],
+    ),
+  );
   return {
     async enqueue(items) {
       if (items.length === 0) return;
@@ -54,9 +61,7 @@ export function redisDueWorkStore(redis: RedisRunner, keys: RedisKeys): DueWorkS
         }),
       );
     },
-    async complete(item) {
-      await redis.evalScript(completeScript, [keys.due], [keys.dueItemBase, item.id, item.leaseToken]);
-    },
+    complete: (item) => completions.complete(item),
     async reschedule(item, runAt, options) {
       await redis.evalScript(
         rescheduleScript,
@@ -74,4 +79,43 @@ export function redisDueWorkStore(redis: RedisRunner, keys: RedisKeys): DueWorkS
       return asOptionalNumber(await redis.evalScript(nextRunAtScript, [keys.due], []));
     },
   } satisfies DueWorkStore;
+}
+
+/** Completions of claimed items, written together. */
+interface BatchedCompletions {
+  /** Resolves once the item is completed, with the others completed in the same turn of the event loop. */
+  complete(item: ClaimedDueItem): Promise<void>;
+}
+
+/**
+ * Gathers the completions asked for in one turn of the event loop into one script: a burst of
+ * timeouts completes its items a socket read's worth of replies at a time, and one round trip for
+ * them all saves a command apiece (about a seventh of an expiry's work on both sides). What fails
+ * fails every completion of the batch: each item then runs again once its lease ends, as any
+ * completion that fails.
+ */
+function batchedCompletions(
+  write: (items: readonly ClaimedDueItem[]) => Promise<unknown>,
+): BatchedCompletions {
+  let batch: { item: ClaimedDueItem; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = (): void => {
+    const flushed = batch;
+    batch = [];
+    write(flushed.map((entry) => entry.item)).then(
+      () => {
+        for (const entry of flushed) entry.resolve();
+      },
+      (error: unknown) => {
+        for (const entry of flushed) entry.reject(error);
+      },
+    );
+  };
+  return {
+    complete(item) {
+      return new Promise<void>((resolve, reject) => {
+        batch.push({ item, resolve, reject });
+        if (batch.length === 1) setImmediate(flush);
+      });
+    },
+  };
 }

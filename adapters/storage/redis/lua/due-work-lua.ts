@@ -63,15 +63,18 @@ return out
 `);
 
 /**
- * KEYS: due set. ARGV: item base, id, lease token. Removes the item if the token still holds its
- * lease (a compact item, never claimed, holds none). A leased item's member is its lease
- * token: a claim gives it both, and whatever changes the member frees the lease.
+ * KEYS: due set. ARGV: item base, then an id and a lease token per item. Removes each item whose
+ * token still holds its lease (a compact item, never claimed, holds none). A leased item's member
+ * is its lease token: a claim gives it both, and whatever changes the member frees the lease.
  */
 export const completeScript = luaScript(`
-local item_key = ARGV[1] .. ARGV[2]
-if redis.pcall('HGET', item_key, 'lease') ~= ARGV[3] then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[3])
-redis.call('DEL', item_key)
+for i = 2, #ARGV, 2 do
+  local item_key = ARGV[1] .. ARGV[i]
+  if redis.pcall('HGET', item_key, 'lease') == ARGV[i + 1] then
+    redis.call('ZREM', KEYS[1], ARGV[i + 1])
+    redis.call('DEL', item_key)
+  end
+end
 return 1
 `);
 
