@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { isConnectionError, redisStorage } from '../../adapters/storage/redis/index.js';
 import { luaScript } from '../../adapters/storage/redis/lua-script.js';
+import type { RedisStorageClient } from '../../adapters/storage/redis/redis-client.js';
 import { createRedisRunner } from '../../adapters/storage/redis/redis-runner.js';
 import type { DueItem } from '../../core/domain/due-work.js';
 import { timeoutItemId } from '../../core/domain/due-work.js';
@@ -529,6 +530,47 @@ describe.skipIf(!available)('redis storage beyond the contract', () => {
       await dueWork.enqueue([timeout('req_b'), dueItem('z', t0), timeout('req_a'), dueItem('m', t0)]);
       const claimed = await dueWork.claim(t0, 10, 1000);
       expect(claimed.map((item) => item.id)).toEqual(['z', 'm', 'timeout:req_a', 'timeout:req_b']);
+    }));
+
+  /** The storage over the shared client, and the commands it sent (their names). */
+  const counted = (keyPrefix: string) => {
+    const sent: string[] = [];
+    const client: RedisStorageClient = {
+      sendCommand: (args, options) => {
+        sent.push(String(args[0]));
+        return shared!.sendCommand(args, options);
+      },
+    };
+    return { storage: redisStorage({ client, keyPrefix }), sent };
+  };
+
+  it('completes the items completed in one turn with one script, each only under its own lease', () =>
+    withStorage(async ({ dueWork }, keyPrefix) => {
+      await dueWork.enqueue(['a', 'b', 'c'].map((id) => dueItem(id, t0)));
+      const claimed = await dueWork.claim(t0, 10, 1000);
+      const { storage, sent } = counted(keyPrefix);
+      const [a, b, c] = claimed;
+      await Promise.all([
+        storage.dueWork.complete(a!),
+        storage.dueWork.complete({ ...b!, leaseToken: 'not-its-lease' }),
+        storage.dueWork.complete(c!),
+      ]);
+      expect(sent).toEqual(['EVALSHA']);
+      // The item completed with a token it never gave is still there, and runs once its lease ends.
+      expect((await dueWork.claim(t0 + 1000, 10, 1000)).map((item) => item.id)).toEqual(['b']);
+    }));
+
+  it('reads an organization once for reads of it under way together, and afresh after a save', () =>
+    withStorage(async ({ directory }, keyPrefix) => {
+      await directory.saveOrganization({ id: 'acme', name: 'Acme' });
+      const { storage, sent } = counted(keyPrefix);
+      const reads = await Promise.all([1, 2, 3].map(() => storage.directory.getOrganization('acme')));
+      expect(reads).toEqual([1, 2, 3].map(() => ({ id: 'acme', name: 'Acme' })));
+      expect(sent).toEqual(['HGET']);
+      const before = storage.directory.getOrganization('acme');
+      await storage.directory.saveOrganization({ id: 'acme', name: 'Acme Corp' });
+      expect(await before).toEqual({ id: 'acme', name: 'Acme' });
+      expect(await storage.directory.getOrganization('acme')).toEqual({ id: 'acme', name: 'Acme Corp' });
     }));
 
   it('leaves a compact timeout alone on a complete or reschedule with a token it never gave', () =>

@@ -82,12 +82,28 @@ const optionalTime = (at: number | null): string => (at === null ? '' : String(a
  * undo; nothing is cached, so every instance sees a revocation on its next lookup.
  */
 export function redisDirectoryStore(redis: RedisRunner, keys: RedisKeys): DirectoryStore {
+  /** Reads of organizations not answered yet, by id. */
+  const organizationReads = new Map<string, Promise<unknown>>();
   return {
     async saveOrganization(organization) {
+      organizationReads.clear();
       await redis.command(['HSET', keys.organizations, organization.id, JSON.stringify(organization)]);
     },
     async getOrganization(id) {
-      const json = asOptionalString(await redis.command(['HGET', keys.organizations, id]));
+      // A read of the same organization under way is joined: a burst of timeouts updating the
+      // copies of one organization's requests reads it once per round trip rather than once each.
+      // Writes of this process start reads afresh; another process's are concurrent to any read.
+      let read = organizationReads.get(id);
+      if (read === undefined) {
+        const started = redis.command(['HGET', keys.organizations, id]);
+        read = started;
+        organizationReads.set(id, started);
+        const forget = (): void => {
+          if (organizationReads.get(id) === started) organizationReads.delete(id);
+        };
+        started.then(forget, forget);
+      }
+      const json = asOptionalString(await read);
       return json === null ? null : (JSON.parse(json) as Organization);
     },
     async saveUser(user) {
