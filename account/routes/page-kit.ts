@@ -42,9 +42,32 @@ const statusOfCode: Readonly<Record<string, number>> = {
 };
 
 /**
+ * The page that says what went wrong: the reason for an expected error, a generic text (and a log
+ * line) for anything else. Never the API's JSON: whoever reads it is a person in a browser.
+ */
+export async function errorPage(
+  context: PagesContext,
+  request: HttpRequest,
+  user: AccountUser | null,
+  error: unknown,
+): Promise<HttpResponse> {
+  const known = isNotifyError(error) ? statusOfCode[error.code] : undefined;
+  if (known === undefined) {
+    context.logger.error('unexpected error on the account pages', {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  }
+  const details =
+    known !== undefined && isNotifyError(error)
+      ? error.details
+      : 'Something went wrong on our side. Try again later.';
+  const page = await messagePage(context, request, user, known ?? 500, 'Something went wrong', details);
+  return known === 503 ? { ...page, headers: { ...page.headers, 'retry-after': '1' } } : page;
+}
+
+/**
  * A page route for a signed-in user (others go to the sign-in page, then back to `returnTo`, the
- * page itself for a GET). Errors become pages too: the reason for an expected one, a generic text
- * (and a log line) for anything else.
+ * page itself for a GET). Errors become pages too ({@link errorPage}).
  */
 export function pageRoute(
   context: PagesContext,
@@ -63,18 +86,7 @@ export function pageRoute(
         if (user === null) return await signedOut(context, request, returnTo(request));
         return await handler(request, params, user);
       } catch (error) {
-        const known = isNotifyError(error) ? statusOfCode[error.code] : undefined;
-        if (known === undefined) {
-          context.logger.error('unexpected error on the account pages', {
-            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-          });
-        }
-        const details =
-          known !== undefined && isNotifyError(error)
-            ? error.details
-            : 'Something went wrong on our side. Try again later.';
-        const page = await messagePage(context, request, user, known ?? 500, 'Something went wrong', details);
-        return known === 503 ? { ...page, headers: { ...page.headers, 'retry-after': '1' } } : page;
+        return errorPage(context, request, user, error);
       }
     },
   };
