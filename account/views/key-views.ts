@@ -111,13 +111,20 @@ export interface AdminView {
   notice?: string | undefined;
 }
 
+/**
+ * An email that may break before its `@` and its dots: in a narrow column, on lines of whole words
+ * rather than letters cut off anywhere (which stays for a word too long for the column).
+ */
+const emailText = (email: string): SafeHtml[] =>
+  email.split(/(?=[@.])/).map((part, index) => (index === 0 ? html`${part}` : html`<wbr>${part}`));
+
 function auditRows(entries: readonly AuditEntry[]): SafeHtml[] {
   return entries.map(
     (entry) => html`<tr>
     <td data-label="When">${timeTag(entry.at)}</td>
     <td data-label="Who">${entry.actor.name ?? entry.actor.email ?? entry.actor.userId}</td>
     <td data-label="Action">${entry.action === 'create' ? 'Created' : 'Revoked'}</td>
-    <td data-label="Key"><code>${entry.key.prefix}…</code> ${entry.key.label} <span class="muted">(${entry.key.owner.email})</span></td>
+    <td data-label="Key"><div><code>${entry.key.prefix}…</code> ${entry.key.label} <span class="muted">(${emailText(entry.key.owner.email)})</span></div></td>
     <td data-label="Address"><code>${entry.clientAddress}</code></td>
   </tr>`,
   );
@@ -128,7 +135,7 @@ export function adminContent(view: AdminView): SafeHtml {
   const { basePath, csrf } = view;
   const rows = view.keys.map(
     (key) => html`<tr>
-    <td data-label="Owner">${key.owner.name}<br><span class="muted">${key.owner.email}</span></td>
+    <td data-label="Owner"><div>${key.owner.name}<br><span class="muted">${emailText(key.owner.email)}</span></div></td>
     <td data-label="Prefix"><code>${key.prefix}…</code></td>
     <td data-label="Label">${key.label}</td>
     <td data-label="Created">${timeTag(key.createdAt)}</td>

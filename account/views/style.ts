@@ -65,9 +65,13 @@ button.link { min-height: 0; padding: 0; border: 0; background: none; color: var
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: 10px 8px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 td { overflow-wrap: anywhere; }
+/* Breaking anywhere is for labels, which may have no space: a button, a time ("Never" too) or a
+   badge broken so reads letter by letter. */
+td button { white-space: nowrap; }
+td time, td > .muted, td .badge { overflow-wrap: normal; }
 th { font-size: 13px; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }
 code { background: var(--code); border-radius: 4px; padding: 1px 5px; font-size: 90%; overflow-wrap: anywhere; }
-td:not([data-label="Address"]) > code:first-child { white-space: nowrap; }
+td:not([data-label="Address"]) > code:first-child, td > div > code:first-child { white-space: nowrap; }
 .muted { color: var(--muted); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 13px; background: var(--code); }
 .badge.revoked { background: var(--danger-soft); color: var(--danger); }
