@@ -403,6 +403,47 @@ describe.skipIf(skip)('inbox page in a real browser', () => {
     await tab.close();
   });
 
+  it('wraps a footer and a status line that quote a 75-character label on a phone', async () => {
+    const label = 'Z'.repeat(75);
+    await sink.deliver(
+      'alice@acme.test',
+      view({
+        sendId: 'req_QuoteQuoteQuoteQuoteQuot',
+        text: 'Pick the long one',
+        buttons: [
+          { text: label, value: 'long' },
+          { text: 'Short', value: 'short' },
+        ],
+      }),
+    );
+    const { port } = server.address() as AddressInfo;
+    const phone = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    await phone.goto(`http://127.0.0.1:${port}${mount}/inbox#alice%40acme.test`);
+    const question = phone.locator('article.msg').filter({ hasText: 'Pick the long one' });
+    await question.locator('.actions button', { hasText: label }).click();
+    await question.locator('.footer', { hasText: `Answered: ${label}` }).waitFor();
+    await phone.locator('#status', { hasText: `Answer sent: ${label}` }).waitFor();
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const fits = (node: Element) => node.scrollWidth <= node.clientWidth;
+    expect(await question.locator('.footer').evaluate(fits)).toBe(true);
+    expect(await phone.locator('#status').evaluate(fits)).toBe(true);
+    await phone.close();
+  });
+
+  it('shows the user an address names in another case, as the API matches it', async () => {
+    const { port } = server.address() as AddressInfo;
+    const tab = await browser.newPage();
+    await tab.goto(`http://127.0.0.1:${port}${mount}/inbox#ALICE@Acme.TEST`);
+    await expect.poll(() => tab.locator('#user').inputValue()).toBe('alice@acme.test');
+    await tab.locator('article.msg').first().waitFor();
+    await tab.evaluate(() => {
+      location.hash = '#%20Bob%40ACME.test';
+    });
+    await expect.poll(() => tab.locator('#user').inputValue()).toBe('bob@acme.test');
+    await expect.poll(() => tab.locator('article.msg .content').allTextContents()).toContain('For Bob only');
+    await tab.close();
+  });
+
   it('gives up on a request the server does not answer within 10 seconds, and polls on', async () => {
     const { port } = server.address() as AddressInfo;
     const tab = await browser.newPage();

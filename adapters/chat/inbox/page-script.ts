@@ -62,6 +62,13 @@ export const pageScript = String.raw`
     }
   }
 
+  /** The option value of an address, matched as the API matches addresses: case and spaces aside. */
+  function optionOf(wanted) {
+    const address = wanted.trim().toLowerCase();
+    const option = [...select.options].find((candidate) => candidate.value.trim().toLowerCase() === address);
+    return option && option.value ? option.value : null;
+  }
+
   async function loadUsers() {
     const users = await request('users');
     const key = JSON.stringify(users);
@@ -76,7 +83,8 @@ export const pageScript = String.raw`
       option.value = user.email;
       select.append(option);
     }
-    if (users.some((user) => user.email === wanted)) select.value = wanted;
+    const option = optionOf(wanted);
+    if (option !== null) select.value = option;
   }
 
   /** The id of a message's text, which its buttons' group is described by. */
@@ -231,8 +239,8 @@ export const pageScript = String.raw`
 
   // A link or bookmark to another user's inbox opened in this page: show that user.
   window.addEventListener('hashchange', () => {
-    const wanted = wantedUser();
-    if (wanted === select.value || ![...select.options].some((option) => option.value === wanted)) return;
+    const wanted = optionOf(wantedUser());
+    if (wanted === null || wanted === select.value) return;
     select.value = wanted;
     messagesKey = '';
     refresh();

@@ -78,11 +78,12 @@ main {
   background: var(--ok-soft); color: var(--ok); font-size: 13px;
 }
 .choice strong { font-weight: 700; unicode-bidi: isolate; }
-.footer { margin: 6px 0 0; color: var(--muted); font-size: 12px; }
+/* The footer and the status line may quote a chosen label: 75 characters without a space. */
+.footer { margin: 6px 0 0; color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .status {
   position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); margin: 0;
   max-width: calc(100% - 32px); padding: 6px 14px; border-radius: 999px; font-size: 13px;
-  text-align: center; background: var(--panel);
+  text-align: center; background: var(--panel); overflow-wrap: anywhere;
   border: 1px solid var(--line); box-shadow: 0 2px 8px rgb(0 0 0 / 10%);
 }
 .status:empty { display: none; }
