@@ -30,7 +30,7 @@ export function apiRoutes(context: CoreContext): Route[] {
         // The admission looks the recipients up, acquires a well-formed Idempotency-Key and stores an
         // interactive request (unless the key is malformed, or a callback address comes to a service
         // without callbacks) in its own storage step; the errors of the body, the callback address
-        // (whose refusal withdraws the request and gives the key back) and the key are still answered
+        // (whose refusal withdraws the request and keeps its 422 under the key) and the key are still answered
         // after the admission's, in their order (docs/behaviour.md#order-of-checks).
         const idempotencyKey = request.headers['idempotency-key'];
         const wellFormedKey =

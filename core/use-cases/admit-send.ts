@@ -24,7 +24,7 @@ export interface SendAdmissionOptions {
   /**
    * A well-formed `Idempotency-Key`: acquired in the admission's step too when the body is valid
    * and names no callback URL, or one the service may accept: its check still follows and may refuse
-   * the send, which then gives the key back (`checkCallbackOfSend`), as a refusal must leave it unused.
+   * the send, whose key then keeps that answer (`checkCallbackOfSend`), as any `422` of a send.
    */
   idempotencyKey?: string;
   /**
@@ -41,7 +41,7 @@ export interface SendAdmissionOptions {
  * refused body is answered only once the request is admitted, and a refused admission is answered
  * whatever the body. The request is stored only when nothing after the admission can refuse the
  * send but its delivery and its callback URL, checked after the admission (a refused one withdraws
- * the request and gives the key back); and the store stores it only when every recipient is known
+ * the request and keeps its 422 under the key); and the store stores it only when every recipient is known
  * and the key, if any, was acquired for a new attempt.
  *
  * @param readBody parses and validates the body; what it throws is thrown after the admission.

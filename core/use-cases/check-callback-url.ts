@@ -2,7 +2,7 @@ import { callbackUrlForm, checkCallbackTarget } from '../callbacks/check-callbac
 import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
-import { NotifyError } from '../errors.js';
+import { isNotifyError, NotifyError } from '../errors.js';
 import type { NotifyRequest } from '../schemas/notify-request.js';
 import type { SendPreparation } from './send-idempotently.js';
 import { withdrawRequest } from './withdraw-request.js';
@@ -48,7 +48,7 @@ async function checkCallbackUrl(context: CoreContext, url: string): Promise<void
   }
 }
 
-/** What the admission of a send took that a refused callback URL gives back. */
+/** What the admission of a send took that a refused callback URL settles. */
 export interface SendAdmissionHolds {
   /** The send's request, when the admission stored it. */
   created?: InteractiveRequest;
@@ -57,11 +57,12 @@ export interface SendAdmissionHolds {
 }
 
 /**
- * Checks the callback URL of a send once it is admitted. When the address is refused, whatever
- * the admission took for the send is given back before the refusal is thrown: a request it stored
- * is withdrawn (no copy of it went out and its id was never answered, so it must neither time out
- * nor call back), and an idempotency key it acquired is left as it found it (a refusal leaves the
- * key unused, docs/behaviour.md#order-of-checks).
+ * Checks the callback URL of a send once it is admitted. When the address is refused, what the
+ * admission took for the send is settled before the refusal is thrown: a request it stored is
+ * withdrawn (no copy of it went out and its id was never answered, so it must neither time out
+ * nor call back), and an idempotency key it acquired for a new attempt keeps the refusal as its
+ * answer, as any `422` of a send (docs/behaviour.md#idempotency), while one it acquired to resume
+ * an earlier attempt is left as that attempt left it.
  */
 export async function checkCallbackOfSend(
   context: CoreContext,
@@ -74,34 +75,41 @@ export async function checkCallbackOfSend(
   } catch (error) {
     await Promise.all([
       created === undefined ? undefined : withdrawRequest(context, created),
-      claimed === undefined ? undefined : giveKeyBack(context, principal, claimed),
+      claimed === undefined ? undefined : settleKey(context, principal, claimed, error),
     ]);
     throw error;
   }
 }
 
 /**
- * Undoes the admission's acquisition of a key: a new record is removed, and a resumed attempt
- * (acquired under the send id of an earlier one) is failed again, as the earlier attempt left it,
- * so that its next repeat resumes it. Should the store fail, the record stays running with this
- * body: a repeat is answered 409 until its lease ends, then only this body takes it over (and is
- * refused again while its address is), and another body is refused as a different one until the
- * record expires. Logged, as the caller cannot tell.
+ * Ends the admission's acquisition of a key once its callback address was refused: a new record
+ * keeps the refusal as its answer, replayed to a repeat (a failure of another kind gives it back
+ * unused), and a resumed attempt (acquired under the
+ * send id of an earlier one, which may have reached some recipients) is failed again, as the
+ * earlier attempt left it, so that its next repeat resumes it. Should the store fail, the record
+ * stays running with this body: a repeat is answered 409 until its lease ends, then only this body
+ * takes it over (and is refused again while its address is), and another body is refused as a
+ * different one until the record expires. Logged, as the caller cannot tell.
  */
-async function giveKeyBack(
+async function settleKey(
   context: CoreContext,
   principal: Principal,
   { claim, acquisition }: NonNullable<SendPreparation['claimed']>,
+  refusal: unknown,
 ): Promise<void> {
   if (acquisition?.outcome !== 'acquired') return;
   const scope = { organizationId: principal.organization.id, key: claim.key };
   const store = context.storage.idempotency;
   try {
-    await (acquisition.sendId === claim.sendId
-      ? store.release(scope, claim.sendId)
-      : store.fail(scope, claim.sendId));
+    if (acquisition.sendId !== claim.sendId) await store.fail(scope, claim.sendId);
+    else if (isNotifyError(refusal, 'unprocessable')) {
+      await store.complete(scope, claim.sendId, {
+        status: 422,
+        body: JSON.stringify({ status: 'error', details: refusal.details }),
+      });
+    } else await store.release(scope, claim.sendId);
   } catch (error) {
-    context.logger.warn('could not give back the Idempotency-Key of a refused callback_url', {
+    context.logger.warn('could not keep the answer of a refused callback_url under its Idempotency-Key', {
       organizationId: scope.organizationId,
       error: String(error),
     });

@@ -205,21 +205,37 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     await setup.notifier.stop();
   });
 
-  it('gives both back when the address is refused: the request is withdrawn, the key reads as never used', async () => {
+  it('withdraws the request when the address is refused, and keeps the 422 under the key, as any 422 of a send: docs/behaviour.md#idempotency', async () => {
     const { storage, pass } = make();
     const spied = recorded(storage);
-    const setup = await callbackSetup({ resolver: tableResolver(dns), storage: spied.storage });
-    expect((await setup.send(interactive('https://private.example/hook'), key)).status).toBe(422);
+    const resolver = tableResolver(dns);
+    const setup = await callbackSetup({ resolver, storage: spied.storage });
+    const refused = await setup.send(interactive('https://private.example/hook'), key);
+    expect(refused).toEqual({
+      status: 422,
+      body: {
+        status: 'error',
+        details: 'response_request.callback_url: the host does not resolve to a public address',
+      },
+    });
     expect(spied.updates).toHaveLength(1);
     const withdrawn = spied.updates[0]!;
     expect(withdrawn).toMatchObject({ version: 1, status: 'finished' });
     expect(await storage.dueWork.nextRunAt()).toBeNull();
     await pass();
     expect(await storage.requests.getRequest(withdrawn.id)).toBeNull();
-    // A corrected body under the same key is a first use (a used key would answer 422 mismatch).
-    const accepted = await setup.send(interactive('https://public.example/hook'), key);
+    // A repeat gets the same answer, replayed without a lookup; a corrected body needs a new key.
+    expect(await setup.send(interactive('https://private.example/hook'), key)).toEqual(refused);
+    expect(resolver.lookups).toEqual(['private.example']);
+    const corrected = await setup.send(interactive('https://public.example/hook'), key);
+    expect(corrected).toMatchObject({
+      status: 422,
+      body: { details: expect.stringMatching(/different request body/) },
+    });
+    const accepted = await setup.send(interactive('https://public.example/hook'), {
+      'idempotency-key': 'corrected',
+    });
     expect(accepted.status).toBe(200);
-    expect(accepted.body.request_id).not.toBe(withdrawn.id);
     expect(spied.creates).toEqual([]);
     await setup.notifier.stop();
   });
