@@ -27,21 +27,25 @@ export async function withdrawRequest(context: CoreContext, request: Interactive
 }
 
 /**
- * Whether `request` is one {@link withdrawRequest} wrote: finished before its deadline with no answer
- * from anyone, which no click and no timeout can bring about.
+ * Whether `request` is one {@link withdrawRequest} wrote: finished with nobody's answer and nobody
+ * expired, as no click and no timeout finishes one (a timeout expires everyone without an answer).
  */
 const isWithdrawn = (request: InteractiveRequest): boolean =>
   request.finishedAt !== null &&
-  request.finishedAt < request.expiresAt &&
-  request.recipients.every((recipient) => recipient.respondedAt === null);
+  request.recipients.every((recipient) => recipient.value === null && !recipient.expired);
+
+/**
+ * How long a request brought back lives beyond its deadline and its retention, should its timeout
+ * never finish it (whose write sets the retention afresh): a store keeps no pending request
+ * without a bound once a withdrawal gave it one, and a timeout run this late is none to wait for.
+ */
+const broughtBackMarginMs = 365 * 24 * 60 * 60_000;
 
 /**
  * The request a resumed send finds under `id`, brought back to pending with its timeout scheduled
  * when it is one a withdrawal left (`due` answers the timeout of a request): a withdrawal expires
  * its request a millisecond after it by the store's clock (or later, should that clock stand
- * still), and a repeat that resumed it as it stands would answer an id that vanishes at once. It
- * lives until its retention has passed after its deadline, unless a later write finishes it
- * sooner. Null when there is none, or it expired while being brought back: the send stores it anew.
+ * still), and a repeat that resumed it as it stands would answer an id that vanishes at once. Null when there is none, or it expired while being brought back: the send stores it anew.
  */
 export async function requestToResume(
   context: CoreContext,
@@ -67,7 +71,10 @@ export async function requestToResume(
     callback: stored.callback,
     recipients: stored.recipients,
   };
-  const ttlMs = Math.max(1, stored.expiresAt - context.clock.now() + context.retentionMs);
+  const ttlMs = Math.max(
+    1,
+    stored.expiresAt - context.clock.now() + context.retentionMs + broughtBackMarginMs,
+  );
   const written = await context.storage.requests.updateRequest(pending, stored.version, due(pending), {
     ttlMs,
   });

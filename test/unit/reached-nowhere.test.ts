@@ -3,7 +3,6 @@ import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import { type ChatTransport, RecipientGoneError } from '../../core/adapter-kit.js';
 import { createNotifier, type Notifier } from '../../core/notifier.js';
-import type { StoragePorts } from '../../core/ports/storage.js';
 import { inboxOf, interactiveBody, plainBody, post } from '../support/api-requests.js';
 import { memoryAndRedisStorages } from '../support/redis.js';
 import { testSeed } from '../support/test-seed.js';
@@ -130,24 +129,12 @@ describe.each(storages)('a send to a recipient no platform reaches, on %s', (_na
 
 describe('a repeat of a send to a recipient no platform reaches, the moment its request was withdrawn', () => {
   it('brings the withdrawn request back to pending, its timeout scheduled, rather than resume it finished', async () => {
-    let now = Date.UTC(2030, 0, 1);
-    const clock = { now: () => now };
+    // The store's clock stands still: the withdrawn request, which expires a millisecond after its
+    // withdrawal, is still there when the repeat reads it.
+    const clock = { now: () => Date.UTC(2030, 0, 1) };
     const storage = memoryStorage({ clock });
-    // The store's clock moves on a millisecond after each read of a request: the repeat's first read
-    // finds the withdrawn request still there, a millisecond before it expires.
-    const reading: StoragePorts = {
-      ...storage,
-      requests: {
-        ...storage.requests,
-        getRequest: async (id) => {
-          const found = await storage.requests.getRequest(id);
-          now += 1;
-          return found;
-        },
-      },
-    };
     const platform = choosyInbox();
-    const target = createNotifier({ storage: reading, transports: [platform.transport], clock });
+    const target = createNotifier({ storage, transports: [platform.transport], clock });
     await target.seed(testSeed);
     try {
       platform.missing.add('carol@acme.test');
@@ -158,11 +145,16 @@ describe('a repeat of a send to a recipient no platform reaches, the moment its 
       const sent = await post(target, body, key);
       expect(sent?.status).toBe(200);
       const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
+      // Created (0), withdrawn (1), brought back (2).
       expect(await storage.requests.getRequest(requestId)).toMatchObject({
+        version: 2,
         status: 'pending',
         finishedAt: null,
       });
       expect(await storage.dueWork.nextRunAt()).not.toBeNull();
+      expect(
+        await Promise.all(recipients.map(async (email) => (await inboxOf(target, email)).length)),
+      ).toEqual([1, 1, 1]);
     } finally {
       await target.stop();
     }

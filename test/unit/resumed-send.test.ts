@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { timeoutItemId } from '../../core/domain/due-work.js';
 import { createNotifier } from '../../core/notifier.js';
 import { randomIds } from '../../core/security/random-id.js';
 import { inboxOf, interactiveBody, post, readStatus } from '../support/api-requests.js';
@@ -53,6 +54,52 @@ describe('a resumed interactive send', () => {
     expect(retried?.status).toBe(200);
     expect(JSON.parse(retried?.body ?? '{}')).toMatchObject({ request_id: requestId });
     expect((await aliceSees()).map((message) => message.selected)).toEqual(['yes']);
+    await notifier.stop();
+  });
+});
+
+describe('a send resumed after its timeout finished its request before its deadline (a clock set back)', () => {
+  it('leaves the request finished: only a withdrawal, which expires nobody, is brought back', async () => {
+    const storage = memoryStorage();
+    let drawn = 0;
+    const inbox = flakyTransport(inboxTransport());
+    const notifier = createNotifier({
+      storage,
+      transports: [inbox],
+      ids: { ...randomIds, requestId: () => (drawn++ === 0 ? requestId : randomIds.requestId()) },
+    });
+    await notifier.seed(testSeed);
+    const body = interactiveBody([alice, bob]);
+    const key = { 'idempotency-key': 'resumed-after-early-timeout' };
+    inbox.failNext(bob, 1);
+    expect((await post(notifier, body, key))?.status).toBe(500);
+    // The timeout finished it, with a finish time before its deadline: the clock was set back
+    // between the claim of the timeout and its run.
+    const request = await storage.requests.getRequest(requestId);
+    if (!request) throw new Error('the first attempt stored no request');
+    const timedOut = {
+      ...request,
+      version: request.version + 1,
+      status: 'finished' as const,
+      finishedAt: request.expiresAt - 1_000,
+      recipients: request.recipients.map((recipient) => ({ ...recipient, expired: true })),
+    };
+    expect(
+      await storage.requests.updateRequest(timedOut, request.version, {
+        enqueue: [],
+        cancel: [timeoutItemId(requestId)],
+      }),
+    ).toBe(true);
+
+    expect((await post(notifier, body, key))?.status).toBe(200);
+    expect(await storage.requests.getRequest(requestId)).toMatchObject({
+      version: timedOut.version,
+      status: 'finished',
+    });
+    expect(await storage.dueWork.nextRunAt()).toBeNull();
+    // Bob's copy goes out at last, as the finished request shows it: no button to press.
+    const copies = await inboxOf(notifier, bob);
+    expect(copies.map((copy) => copy.buttons.every((button) => button.disabled))).toEqual([true]);
     await notifier.stop();
   });
 });
