@@ -61,7 +61,10 @@ export interface NotifierOptions {
   ids?: IdGenerator;
   /** Rate limits; the specification's by default. */
   rateLimits?: Partial<RateLimitSettings>;
-  /** Scheduler of the request machine and the due-work timer; a virtual-time one in tests. */
+  /**
+   * Scheduler of the request machine, the due-work timer and the pauses before a copy's record is
+   * tried again; a virtual-time one in tests (whose time must then be moved on for them to end).
+   */
   scheduler?: SchedulerLike;
   /** Longest pause between looks for due work enqueued by other instances (ms, default 1000). */
   duePollMs?: number;

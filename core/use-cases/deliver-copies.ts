@@ -123,35 +123,40 @@ async function deliverCopy(
 }
 
 /**
- * The pauses before each new try of a copy's record (ms): about a second in all, so that a storage
- * failing for a moment (a Redis failover, a dropped connection) takes the record, and a repeat of
- * the send finds the copy rather than posting it again.
+ * The pauses before each new try of a copy's record (ms), about a second in all, none once a second
+ * has passed since the first try: a storage failing for a moment (a Redis failover, a dropped connection) takes the
+ * record, and a repeat of the send finds the copy rather than posting it again. A try that itself
+ * took long (a stalled connection, a driver looking for a server) is not followed by another: the
+ * send must answer, and give its key up, well within the key's lease.
  */
 const recordRetryDelaysMs = [100, 300, 600];
+const recordRetryWindowMs = 1_000;
 
 /**
- * Records a copy the platform took, trying again after each of {@link recordRetryDelaysMs} (the
- * write replaces what it wrote, so a try whose answer was lost does no harm). Any failure of that
- * write is the store's, whatever it says (a Redis refusing writes for a failed snapshot): the
- * recipient was reached, and the send must answer 503, never name them as not reached.
+ * Records a copy the platform took, trying again, while the store says it is unavailable, after
+ * each of {@link recordRetryDelaysMs} (the write replaces what it wrote, so a try whose answer was
+ * lost does no harm). Any failure of that write is the store's, whatever it says (a Redis refusing
+ * writes for a failed snapshot): the recipient was reached, and the send must answer 503, never
+ * name them as not reached. The pauses run on the notifier's scheduler, virtual time in tests.
  */
 async function recordCopy(
   context: CoreContext,
   copy: DeliveryRecord,
   writeOptions: CopyToDeliver['writeOptions'],
 ): Promise<number | null> {
+  const started = context.scheduler.now();
   for (let tried = 0; ; tried += 1) {
     try {
       return await context.storage.deliveries.addDelivery(copy, writeOptions);
     } catch (error) {
-      const delayMs = recordRetryDelaysMs[tried];
-      if (delayMs === undefined) {
-        if (isNotifyError(error, 'unavailable')) throw error;
+      if (!isNotifyError(error, 'unavailable')) {
         throw new NotifyError('unavailable', 'Storage is temporarily unavailable', {
           retryAfterSeconds: 1,
           cause: error,
         });
       }
+      const delayMs = recordRetryDelaysMs[tried];
+      if (delayMs === undefined || context.scheduler.now() - started > recordRetryWindowMs) throw error;
       context.logger.warn('could not record a delivered copy; trying again', {
         sendId: copy.sendId,
         platform: copy.platform,

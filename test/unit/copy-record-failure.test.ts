@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
+import { NotifyError } from '../../core/errors.js';
 import { createNotifier } from '../../core/notifier.js';
 import type { StoragePorts } from '../../core/ports/storage.js';
 import { inboxOf, interactiveBody, plainBody, post } from '../support/api-requests.js';
@@ -35,8 +36,62 @@ describe('a copy the platform took whose record the store refuses', () => {
         details: 'Storage is temporarily unavailable',
       });
       expect(logger.entries.filter((entry) => entry.message === 'delivery failed')).toEqual([]);
-      // Tried once, then again after each of the three pauses.
+      // An error the store does not call passing is not tried again.
+      expect(tries).toBe(1);
+    } finally {
+      await notifier.stop();
+    }
+  });
+
+  it('is tried again for about a second while the store says it is unavailable, then answers 503', async () => {
+    const storage = memoryStorage();
+    let tries = 0;
+    const down: StoragePorts = {
+      ...storage,
+      deliveries: {
+        ...storage.deliveries,
+        addDelivery: () => {
+          tries += 1;
+          return Promise.reject(new NotifyError('unavailable', 'Storage is temporarily unavailable'));
+        },
+      },
+    };
+    const notifier = createNotifier({ storage: down, transports: [inboxTransport()] });
+    await notifier.seed(testSeed);
+    try {
+      const started = performance.now();
+      const answer = await post(notifier, plainBody(['bob@acme.test']), { 'idempotency-key': 'store-down' });
+      expect(answer?.status).toBe(503);
+      // Tried once, then again after each of the three pauses, a second in all.
       expect(tries).toBe(4);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    } finally {
+      await notifier.stop();
+    }
+  });
+
+  it('is not tried again after a try that took over a second (a stalled connection): the send answers 503', async () => {
+    const storage = memoryStorage();
+    let tries = 0;
+    const stalled: StoragePorts = {
+      ...storage,
+      deliveries: {
+        ...storage.deliveries,
+        addDelivery: async () => {
+          tries += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1_100));
+          throw new NotifyError('unavailable', 'Storage is temporarily unavailable');
+        },
+      },
+    };
+    const notifier = createNotifier({ storage: stalled, transports: [inboxTransport()] });
+    await notifier.seed(testSeed);
+    try {
+      const answer = await post(notifier, plainBody(['bob@acme.test']), {
+        'idempotency-key': 'store-stalls',
+      });
+      expect(answer?.status).toBe(503);
+      expect(tries).toBe(1);
     } finally {
       await notifier.stop();
     }
@@ -45,7 +100,8 @@ describe('a copy the platform took whose record the store refuses', () => {
   it('is tried again while the store fails for a moment: the send answers 200, and a repeat posts nothing', async () => {
     const storage = memoryStorage();
     let refusals = 2;
-    // Stands in for a Redis failing over: its first writes of the record fail, the next one lands.
+    // Stands in for a Redis failing over (its adapter calls READONLY passing): its first writes of
+    // the record fail, the next one lands.
     const flickering: StoragePorts = {
       ...storage,
       deliveries: {
@@ -55,7 +111,7 @@ describe('a copy the platform took whose record the store refuses', () => {
             return storage.deliveries.addDelivery(delivery, options);
           }
           refusals -= 1;
-          return Promise.reject(new Error("READONLY You can't write against a read only replica."));
+          return Promise.reject(new NotifyError('unavailable', 'Storage is temporarily unavailable'));
         },
       },
     };
