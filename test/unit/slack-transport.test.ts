@@ -596,6 +596,40 @@ describe('Slack transport against a fake Slack Web API', () => {
     expect(await answerOf(world.notifier, requestId, bob)).toBe('approve');
   });
 
+  it('remembers the newest action in a form the release before orders right (it reads the action_ts alone)', async () => {
+    const world = await start();
+    const { send, slack, transport, clock, storage } = world;
+    await send(interactive([bob]));
+    const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
+    if (!message) throw new Error('bob has no message');
+    const body = slack.clickBody({
+      teamId: team,
+      userId: slackIdOf(bob),
+      channel: message.channel,
+      ts: message.ts,
+      value: 'approve',
+      actionTs: '1772355610.000100',
+    });
+    expect((await postInteraction(transport, body, clock.now() / 1000)).status).toBe(200);
+    await transport.idle();
+    const key = `slack:newest-action:${JSON.stringify([team, slackIdOf(bob), message.channel, message.ts])}`;
+    const stored = (await storage.transportState.get(key))?.value ?? '';
+    expect(stored).toBe('1772355610.000100~approve');
+    // How the release before compares an action with the record it reads as an action_ts.
+    const laterThanBefore = (a: string, b: string): boolean => {
+      const [aSeconds = '', aFraction = ''] = a.split('.');
+      const [bSeconds = '', bFraction = ''] = b.split('.');
+      if (aSeconds.length !== bSeconds.length) return aSeconds.length > bSeconds.length;
+      if (aSeconds !== bSeconds) return aSeconds > bSeconds;
+      const width = Math.max(aFraction.length, bFraction.length);
+      return aFraction.padEnd(width, '0') > bFraction.padEnd(width, '0');
+    };
+    expect(laterThanBefore('1772355610.000101', stored)).toBe(true);
+    expect(laterThanBefore('1772355612.000000', stored)).toBe(true);
+    expect(laterThanBefore('1772355610.000100', stored)).toBe(false);
+    expect(laterThanBefore('1772355610.000099', stored)).toBe(false);
+  });
+
   it('keeps the later of two clicks handled on two instances when the earlier one is written last', async () => {
     // Instance A reads the request of its click only once let go (a pause of its process, a slow
     // store), while instance B, on the same storage, takes the later click.

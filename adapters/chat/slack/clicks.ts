@@ -31,19 +31,24 @@ function isLaterAction(a: string, b: string): boolean {
 }
 
 /**
- * The newest action of a user on a message as remembered: Slack's `action_ts` and the value of the
- * button, so that an instance that applied an earlier action can apply the newest one after it.
- * Earlier releases kept the `action_ts` alone.
+ * The newest action of a user on a message as remembered: Slack's `action_ts`, then `~` and the
+ * value of the button, so that an instance that applied an earlier action can apply the newest one
+ * after it. `~` sorts after every digit: the release before, which kept and compares the
+ * `action_ts` alone, reads such a record as that `action_ts` (its repeat included) and orders it
+ * right. Records of that release hold no value.
  */
 interface NewestAction {
   actionTs: string;
   value: string | null;
 }
 
+const newestRecord = (actionTs: string, value: string): string => `${actionTs}~${value}`;
+
 function readNewest(stored: string): NewestAction {
-  if (!stored.startsWith('[')) return { actionTs: stored, value: null };
-  const [actionTs, value] = JSON.parse(stored) as [string, string];
-  return { actionTs, value };
+  const tilde = stored.indexOf('~');
+  return tilde < 0
+    ? { actionTs: stored, value: null }
+    : { actionTs: stored.slice(0, tilde), value: stored.slice(tilde + 1) };
 }
 
 /** What a claim of an action as its user's newest on a message took over, to give back on failure. */
@@ -67,7 +72,7 @@ async function claimNewest(
     if (current !== null && !isLaterAction(action.actionTs, readNewest(current.value).actionTs)) return null;
     const version = await state.compareAndSet(
       key,
-      JSON.stringify([action.actionTs, action.value]),
+      newestRecord(action.actionTs, action.value),
       current?.version ?? null,
       { ttlMs: newestActionTtlMs },
     );
@@ -126,14 +131,6 @@ export async function applyBlockActions(context: SlackClickContext, clicks: Bloc
     try {
       const outcome = await sink.click({ requestId, recipient: clicker.recipient, value: action.value });
       logger.debug('Slack click applied', { requestId, outcome });
-      // A later action of this user, claimed on another instance while this one was applied, may
-      // have been written first: applied again after this one, it is the answer that stands.
-      const newest = await sink.state.get(key);
-      const later = newest === null ? null : readNewest(newest.value);
-      if (later?.value != null && isLaterAction(later.actionTs, action.actionTs)) {
-        await sink.click({ requestId, recipient: clicker.recipient, value: later.value });
-        logger.debug('Slack click of a later action applied again after an earlier one', { requestId });
-      }
     } catch (error) {
       // Nothing was applied: let a repeat of this very action try again, unless a later one came.
       await sink.state
@@ -141,5 +138,33 @@ export async function applyBlockActions(context: SlackClickContext, clicks: Bloc
         .catch(() => null);
       throw error;
     }
+    await applyLaterAction(context, key, requestId, clicker.recipient, action.actionTs);
+  }
+}
+
+/**
+ * Applies again the newest action of the user on the message when it is later than the one just
+ * applied: claimed on another instance while this one was applied, it may have been written first,
+ * and applied again after this one it is the answer that stands. Its failure is logged, not
+ * thrown: the click of this payload was applied, and its instance applies the later one too.
+ */
+async function applyLaterAction(
+  { sink, logger }: SlackClickContext,
+  key: string,
+  requestId: string,
+  recipient: string,
+  applied: string,
+): Promise<void> {
+  try {
+    const newest = await sink.state.get(key);
+    const later = newest === null ? null : readNewest(newest.value);
+    if (later?.value == null || !isLaterAction(later.actionTs, applied)) return;
+    await sink.click({ requestId, recipient, value: later.value });
+    logger.debug('Slack click of a later action applied again after an earlier one', { requestId });
+  } catch (error) {
+    logger.warn('could not apply again a later Slack click after an earlier one', {
+      requestId,
+      error: String(error),
+    });
   }
 }
