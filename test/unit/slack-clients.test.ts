@@ -19,13 +19,19 @@ describe('the Web API clients of the Slack transport', () => {
     expect(clientFor({ teamId: 'T0GLOBEX', botToken: 'xoxb-globex-1' })).not.toBe(acme);
   });
 
-  it('replaces the client of a workspace whose token rotated, keeping none of the old one', () => {
+  it('keeps the clients of the last two tokens of a workspace, and lets older ones go', () => {
     const clientFor = clientsOf();
     const first = clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-1' });
     const rotated = clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-2' });
     expect(rotated).not.toBe(first);
     expect(rotated.token).toBe('xoxb-acme-2');
-    // The first client was let go: the old token, were it used again, gets a client of its own.
+    // Two organizations of the workspace whose installations hold either token keep their clients.
+    for (let call = 0; call < 5; call += 1) {
+      expect(clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-1' })).toBe(first);
+      expect(clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-2' })).toBe(rotated);
+    }
+    clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-3' });
+    // The oldest was let go: its token, were it used again, gets a client of its own.
     expect(clientFor({ teamId: 'T0ACME', botToken: 'xoxb-acme-1' })).not.toBe(first);
   });
 });

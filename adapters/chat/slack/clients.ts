@@ -58,15 +58,20 @@ const neverRetried = {
 };
 
 /**
- * One `WebClient` per workspace, built on first use and kept while its installation's bot token
- * stays the same: a token that changes (Slack's token rotation, a reinstall) replaces the client,
- * so that rotating tokens do not pile up clients for as long as the process lives.
+ * The `WebClient` of an installation, built on first use and kept: per workspace, the clients of
+ * its last {@link tokensKept} bot tokens, so that a token that changes (Slack's token rotation, a
+ * reinstall) lets the oldest go rather than piling clients up for as long as the process lives,
+ * while two organizations whose installations of one workspace hold different tokens (one rotated
+ * before the other) keep a client each.
  */
 export type SlackClients = (installation: SlackInstallation) => WebClient;
 
+/** How many bot tokens of one workspace keep their client. */
+const tokensKept = 2;
+
 /** The clients of every workspace the transport serves. */
 export function slackClients(settings: SlackClientSettings): SlackClients {
-  const clients = new Map<string, { botToken: string; client: WebClient }>();
+  const clients = new Map<string, { botToken: string; client: WebClient }[]>();
   const options: WebClientOptions = {
     slackApiUrl: settings.apiUrl,
     maxRequestConcurrency: settings.concurrency,
@@ -97,10 +102,11 @@ export function slackClients(settings: SlackClientSettings): SlackClients {
     logLevel: LogLevel.WARN,
   };
   return ({ teamId, botToken }) => {
-    const kept = clients.get(teamId);
-    if (kept?.botToken === botToken) return kept.client;
+    const kept = clients.get(teamId) ?? [];
+    const found = kept.find((each) => each.botToken === botToken);
+    if (found !== undefined) return found.client;
     const client = new WebClient(botToken, options);
-    clients.set(teamId, { botToken, client });
+    clients.set(teamId, [{ botToken, client }, ...kept.slice(0, tokensKept - 1)]);
     return client;
   };
 }
