@@ -120,17 +120,16 @@ export function httpCallbacks(options: HttpCallbacksOptions = {}): CallbackTrans
     } catch (error) {
       const reason = isNotifyError(error) ? error.details : String(error);
       // How a lookup failed, which a refusal names only under the development option (so that no
-      // caller learns which internal names exist), is told here: an attempt's error is the operator's.
-      const lookupFailure =
-        !allowInsecure && isNotifyError(error) && error.cause !== undefined
-          ? ` (${String(error.cause)})`
-          : '';
-      return {
-        outcome: 'failed',
-        status: null,
-        error: `target refused: ${reason}${lookupFailure}`,
-        retryAfterMs: null,
-      };
+      // organization learns which internal names exist), goes to the operator's log alone.
+      return !allowInsecure && isNotifyError(error) && error.cause !== undefined
+        ? {
+            outcome: 'failed',
+            status: null,
+            error: `target refused: ${reason}`,
+            retryAfterMs: null,
+            cause: String(error.cause),
+          }
+        : { outcome: 'failed', status: null, error: `target refused: ${reason}`, retryAfterMs: null };
     }
     const signature = signCallback(attempt.secret, {
       id: attempt.webhookId,

@@ -166,7 +166,9 @@ export async function deliverCallback(
       retryAt === null
         ? 'callback failed after every attempt; kept for replay'
         : 'callback failed: its next attempt would come after the request is deleted; kept for replay',
-      { ...fields, error: result.error },
+      result.cause === undefined
+        ? { ...fields, error: result.error }
+        : { ...fields, error: result.error, cause: result.cause },
     );
     return keepFailed(context, withCallback, {
       attempts: item.attempt + 1,
@@ -177,6 +179,7 @@ export async function deliverCallback(
   logger.warn('callback attempt', {
     ...fields,
     error: result.error,
+    ...(result.cause === undefined ? {} : { cause: result.cause }),
     nextAttemptAt: new Date(retryAt).toISOString(),
   });
   return { done: false, retryAt };

@@ -23,8 +23,12 @@ export type CallbackAttemptResult =
   | { outcome: 'delivered'; status: number }
   /** `410 Gone`: the receiver wants no more attempts. */
   | { outcome: 'gone'; status: number }
-  /** Anything else; `retryAfterMs` when the receiver asked for a delay. */
-  | { outcome: 'failed'; status: number | null; error: string; retryAfterMs: number | null };
+  /**
+   * Anything else; `retryAfterMs` when the receiver asked for a delay. `error` is kept with a failed
+   * callback, which the organization's admins read; `cause`, what only the operator may read (how a
+   * lookup of the receiver's host failed, which would tell internal names apart), is only logged.
+   */
+  | { outcome: 'failed'; status: number | null; error: string; retryAfterMs: number | null; cause?: string };
 
 /** Delivers callbacks over HTTP, and resolves their hosts for validation. */
 export interface CallbackTransport {

@@ -234,9 +234,11 @@ describe('callback_url at delivery', () => {
     await target.notifier.stop();
   });
 
-  it('tells in an attempt’s error, which only the operator sees, how its lookup failed', async () => {
+  it('keeps how its lookup failed from the failed callback, which the organization reads, and logs it', async () => {
     let lookups = 0;
+    const logger = capturingLogger();
     const target = await callbackSetup({
+      logger,
       resolver: {
         resolve: async (hostname) => {
           lookups += 1;
@@ -254,9 +256,14 @@ describe('callback_url at delivery', () => {
     expect(await target.notifier.failedCallbacks.list()).toEqual([
       expect.objectContaining({
         lastError:
-          'target refused: response_request.callback_url: the host does not resolve to a public address (Error: queryA ESERVFAIL failing.example)',
+          'target refused: response_request.callback_url: the host does not resolve to a public address',
       }),
     ]);
+    expect(logger.entries.filter((entry) => entry.message.startsWith('callback'))).toContainEqual(
+      expect.objectContaining({
+        fields: expect.objectContaining({ cause: 'Error: queryA ESERVFAIL failing.example' }),
+      }),
+    );
     await target.notifier.stop();
   });
 
