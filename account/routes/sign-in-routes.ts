@@ -93,8 +93,14 @@ export function signInRoutes(context: PagesContext, signIn: PasswordSignIn): Rou
       }
       // The browser's cookie is replaced: the session it named (another person's, maybe, on a
       // shared computer) would otherwise stay good for whoever copied the cookie.
+      // Best effort: the new session stands, and a storage that fails here must not hide it behind
+      // an error page (the old one then ends by itself when idle).
       const previous = parseCookies(request.headers.cookie)[signIn.cookieName];
-      if (previous !== undefined) await signIn.signOut(previous);
+      if (previous !== undefined) {
+        await signIn.signOut(previous).catch((error: unknown) => {
+          context.logger.warn('could not end the session a sign-in replaced', { error: String(error) });
+        });
+      }
       const cookie = serializeCookie(signIn.cookieName, result.sessionId, {
         secure: secureCookies(context, request),
       });

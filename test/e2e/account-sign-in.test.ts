@@ -19,19 +19,22 @@ type Person = (typeof people)[keyof typeof people];
 /** The account pages with the library's own sign-in, served by Express on an ephemeral port. */
 interface SignInApp {
   base: string;
-  /** While true, every read of a credential fails as a storage outage does. */
-  outage: { on: boolean };
+  /** While `on`, every read of a credential fails as a storage outage does; while `deletes`, every delete. */
+  outage: { on: boolean; deletes: boolean };
   close(): Promise<void>;
 }
 
-/** `state` whose reads of credentials reject with `unavailable` while `outage.on`. */
-function failingCredentials(state: TransportStateStore, outage: { on: boolean }): TransportStateStore {
+/**
+ * `state` whose reads of credentials reject with `unavailable` while `outage.on`, and whose deletes
+ * (the end of a session) while `outage.deletes`.
+ */
+function failingCredentials(state: TransportStateStore, outage: SignInApp['outage']): TransportStateStore {
+  const unavailable = () =>
+    Promise.reject(new NotifyError('unavailable', 'Storage is temporarily unavailable'));
   return {
     ...state,
-    get: (key) =>
-      outage.on && key.startsWith('credential:')
-        ? Promise.reject(new NotifyError('unavailable', 'Storage is temporarily unavailable'))
-        : state.get(key),
+    get: (key) => (outage.on && key.startsWith('credential:') ? unavailable() : state.get(key)),
+    delete: (key) => (outage.deletes ? unavailable() : state.delete(key)),
   };
 }
 
@@ -51,7 +54,7 @@ async function startSignInApp(): Promise<SignInApp> {
       },
     ],
   });
-  const outage = { on: false };
+  const outage = { on: false, deletes: false };
   const state = failingCredentials(scopedTransportState(storage.transportState, 'account'), outage);
   const signIn = passwordSignIn({ state });
   for (const user of await storage.directory.listUsers()) {
@@ -161,6 +164,21 @@ describe('the sign-in pages of the library’s own sign-in', () => {
     });
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe('/signin?next=%2Faccount');
+  });
+
+  it('signs in over a session whose end the storage refuses: the new session stands', async () => {
+    app = await startSignInApp();
+    const jar = new CookieJar();
+    const csrf = await signInForm(app, jar);
+    expect((await postSignIn(app, jar, csrf, people.alice)).status).toBe(303);
+    const first = jar.get(sessionCookie);
+    app.outage.deletes = true;
+    expect((await postSignIn(app, jar, csrf, people.bob)).status).toBe(303);
+    expect(jar.get(sessionCookie)).not.toBe(first);
+    app.outage.deletes = false;
+    const session = await fetch(`${app.base}/account/api/session`, { headers: { cookie: jar.header() } });
+    expect(session.status).toBe(200);
+    expect(await session.text()).toContain(people.bob.email);
   });
 
   it('answers a storage outage with a page, not the API’s JSON', async () => {
