@@ -69,15 +69,21 @@ async function openRedis(
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
   // Until the first connection this client does not retry: the start-up wait does, and logs each
   // try. Once connected, it reconnects by itself, and commands fail at once while disconnected
-  // (503 to callers) instead of queueing until a timeout.
+  // (503 to callers) instead of queueing until a timeout. A connection whose server vanished
+  // without closing it (a host replaced behind its address) answers nothing ever again, and the
+  // adapter then sends it nothing: with a ping every 2 seconds a live connection is never idle,
+  // and one idle for 8 seconds is dropped and made anew, rather than kept for the kernel's
+  // quarter of an hour.
   let connected = false;
   const client = settingOf(url, () =>
     createClient({
       url,
       disableOfflineQueue: true,
+      pingInterval: 2_000,
       socket: {
         reconnectStrategy: (retries) => connected && Math.min(100 * 2 ** retries, 2_000),
         connectTimeout: 5_000,
+        socketTimeout: 8_000,
       },
     }),
   );
