@@ -112,7 +112,12 @@ export interface Notifier {
   handle: HttpHandler;
   /** The caller behind a plaintext API key (for embedding applications that authenticate themselves). */
   authenticate(apiKey: string, clientAddress?: string): Promise<Principal>;
-  /** Status of an interactive request, as `GET /api/notify/status/{id}` answers it. */
+  /**
+   * Status of an interactive request, as `GET /api/notify/status/{id}` answers it. A request read
+   * past its deadline whose timeout has not run yet is finished by the read itself; once the notifier
+   * is stopping, that read rejects with a retryable `NotifyError('unavailable')` (ask another
+   * instance, or again after a start), as clicks are refused then.
+   */
   status(principal: Principal, requestId: string): Promise<RequestStatus>;
   /** A click, as a transport reports it; resolves as {@link ClickOptions} says. */
   click(click: Click, options?: ClickOptions): Promise<ClickOutcome>;

@@ -11,7 +11,7 @@ import {
 } from 'rxjs';
 import { pledgedRefreshItemId } from '../domain/due-work.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
-import { isNotifyError, NotifyError } from '../errors.js';
+import { NotifyError } from '../errors.js';
 import type { DueWorkStore } from '../ports/due-work-store.js';
 import type { Logger } from '../ports/logger.js';
 import type { RequestStore } from '../ports/request-store.js';
@@ -97,10 +97,6 @@ const ignore = () => {};
 const shuttingDownDetails = 'The service is shutting down';
 
 const shuttingDown = () => new NotifyError('unavailable', shuttingDownDetails, { retryAfterSeconds: 1 });
-
-/** Whether `error` is a closed machine's refusal of an event. */
-export const refusedAsClosed = (error: unknown): boolean =>
-  isNotifyError(error, 'unavailable') && error.details === shuttingDownDetails;
 
 /**
  * The RxJS pipeline of the architecture: events are grouped by request and applied in order

@@ -2,8 +2,6 @@ import type { CoreContext } from '../context.js';
 import type { Principal } from '../domain/directory.js';
 import type { InteractiveRequest } from '../domain/interactive-request.js';
 import { NotifyError } from '../errors.js';
-import { refusedAsClosed } from '../request/request-machine.js';
-import { transition } from '../request/transition.js';
 
 /** Request ids as the service issues them (docs/behaviour.md#identifiers). */
 export const requestIdPattern = /^req_[A-Za-z0-9]{24}$/;
@@ -36,24 +34,19 @@ export function shownRequest(
 }
 
 /**
- * Runs the timeout of a request read past its expiry, and answers the request as stored then. Once
- * the notifier is stopping, it no longer changes requests: the read still answers, with the state
- * the timeout will leave, as the due work of another instance (or of this one, started again) stores
- * it. Any other failure is the read's: answering the unstored state then would let a click whose
- * write is still under way change what the reader saw finished.
+ * Runs the timeout of a request read past its expiry, and answers the request as stored then. Any
+ * failure is the read's, a notifier that is stopping included (a retryable `unavailable`, as its
+ * clicks get): answering the state the timeout would leave, unstored, would let a click made before
+ * the deadline whose write is still under way on another instance change what the reader saw
+ * finished.
  */
 async function timedOut(context: CoreContext, read: InteractiveRequest): Promise<InteractiveRequest> {
-  try {
-    const { request } = await context.machine.dispatch(
-      { type: 'timeout', requestId: read.id, at: context.clock.now(), byRead: true },
-      'stored',
-    );
-    if (request === null) throw new NotifyError('not_found', 'Request not found');
-    return request;
-  } catch (error) {
-    if (!refusedAsClosed(error)) throw error;
-    return transition(read, { type: 'timeout', requestId: read.id, at: context.clock.now() }).state;
-  }
+  const { request } = await context.machine.dispatch(
+    { type: 'timeout', requestId: read.id, at: context.clock.now(), byRead: true },
+    'stored',
+  );
+  if (request === null) throw new NotifyError('not_found', 'Request not found');
+  return request;
 }
 
 /** {@link shownRequest} of the request `requestId`, read here; a malformed id is never read. */

@@ -81,18 +81,22 @@ describe.each(storages)('a status read past the deadline, on %s', (_name, make) 
     expect(await storage.dueWork.nextRunAt()).toBeNull();
   });
 
-  it('still answers once the notifier is stopping, with the state the timeout will store', async () => {
+  it('refuses, retryably, once the notifier is stopping, rather than show a finish it cannot store', async () => {
     let now = Date.UTC(2030, 0, 1);
-    const notifier = await instance(make(), { now: () => now });
+    const storage = make();
+    const notifier = await instance(storage, { now: () => now });
     const principal = await notifier.authenticate(testKeys.alice);
     const sent = await post(notifier, interactiveBody(['bob@acme.test'], 1));
     const { request_id: requestId } = JSON.parse(sent?.body ?? '{}') as { request_id: string };
     await notifier.stop();
     now += 60_000;
-    const status = await notifier.status(principal, requestId);
-    expect(status.status).toBe('finished');
-    expect(status.responses).toEqual([
-      { user_email: 'bob@acme.test', option_value: null, timestamp: null, expired: true },
-    ]);
+    await expect(notifier.status(principal, requestId)).rejects.toMatchObject({
+      code: 'unavailable',
+      retryAfterSeconds: 1,
+    });
+    // Nothing was stored by the refused read: another instance's read finishes it, and shows that.
+    expect((await storage.requests.getRequest(requestId))?.status).toBe('pending');
+    const other = await instance(storage, { now: () => now });
+    expect((await other.status(principal, requestId)).status).toBe('finished');
   });
 });
