@@ -14,7 +14,13 @@ import { createHttpServer } from './http-server.js';
 import { checkStorageSetting, type OpenedStorage, openStorage, redactUrl } from './open-storage.js';
 import { type Readiness, requestListener } from './request-listener.js';
 import { type SeedRestore, seedRestore } from './seed-restore.js';
-import { type StorageBudget, waitForStorage } from './storage-wait.js';
+import {
+  type StorageBudget,
+  type StorageWaitOptions,
+  storageDeadline,
+  waitForStorage,
+  whileStorageWaits,
+} from './storage-wait.js';
 
 /** A running standalone service. */
 export interface Standalone {
@@ -115,6 +121,17 @@ export async function startStandalone(
     const seed = await loadSeed(config.NOTIFY_SEED);
     const transports = await chatTransports(config, seed, logger);
     const onRestored = () => restore?.restored();
+    const waiting: StorageWaitOptions = {
+      target,
+      budget: options.storageBudget,
+      logger,
+      signal: options.signal,
+      onFailure: (reason) => {
+        readiness.reason = `${target}: ${reason}`;
+      },
+    };
+    // One budget for the whole start: opening the storage, then loading the seed on it.
+    const deadline = storageDeadline(waiting);
     opened = await waitForStorage(
       (signal) =>
         openStorage(config.NOTIFY_STORAGE, {
@@ -123,15 +140,8 @@ export async function startStandalone(
           signal,
           onRestored,
         }),
-      {
-        target,
-        budget: options.storageBudget,
-        logger,
-        signal: options.signal,
-        onFailure: (reason) => {
-          readiness.reason = `${target}: ${reason}`;
-        },
-      },
+      waiting,
+      deadline,
     );
     const ready = createNotifier({
       storage: opened.storage,
@@ -148,11 +158,20 @@ export async function startStandalone(
       retention: { days: config.NOTIFY_RETENTION_DAYS },
       logger,
     });
-    await ready.seed(seed);
+    // A storage lost again meanwhile is waited for as it was at first: a blip here is no failed start.
+    readiness.reason = 'loading the seed into it';
+    await whileStorageWaits(() => ready.seed(seed), waiting, deadline);
     // Sessions, password hashes, the sign-in slow-down and the audit record, shared by every instance.
     const accountState = scopedTransportState(opened.storage.transportState, 'account');
     const signIn = passwordSignIn({ state: accountState });
-    const signIns = await loadPasswords(signIn, opened.storage.directory, seed, logger);
+    const { directory: seededDirectory } = opened.storage;
+    // Each password is hashed (or checked against its hash) with scrypt: a fraction of a second apiece.
+    readiness.reason = 'loading the seed into it: hashing the passwords of its users';
+    const signIns = await whileStorageWaits(
+      () => loadPasswords(signIn, seededDirectory, seed, logger),
+      waiting,
+      deadline,
+    );
     logger.info('account sign-in', { users: signIns });
     const { directory } = opened.storage;
     const firstOrganization = seedSchema.parse(seed).organizations[0]?.id;

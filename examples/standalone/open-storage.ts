@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { memoryStorage } from '../../adapters/storage/memory/index.js';
 import type { Logger, StoragePorts } from '../../core/index.js';
-import { describeError, StorageSettingError } from './storage-wait.js';
+import { asSettingError, describeError, StorageSettingError } from './storage-wait.js';
 
 /** Storage and the means to release its connection. */
 export interface OpenedStorage {
@@ -26,18 +26,6 @@ async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
       `NOTIFY_STORAGE selects ${name}, whose driver is not installed: npm install ${name}`,
     );
   }
-}
-
-/** Answers of a server that waiting does not change: a wrong password or user, no such database. */
-const refusedSetting =
-  /WRONGPASS|NOAUTH|invalid password|called without any password|DB index is out of range|Authentication failed/i;
-
-/** The error of a failed connection, as a setting error when it is one. */
-function connectionError(error: unknown, target: string): unknown {
-  const reason = describeError(error);
-  return refusedSetting.test(reason)
-    ? new StorageSettingError(`storage ${target} refused the setting: ${reason}`)
-    : error;
 }
 
 /**
@@ -108,7 +96,7 @@ async function openRedis(
     signal?.throwIfAborted();
     await client.connect();
   } catch (error) {
-    throw connectionError(signal?.aborted ? signal.reason : error, redactUrl(url));
+    throw asSettingError(signal?.aborted ? signal.reason : error, redactUrl(url));
   } finally {
     signal?.removeEventListener('abort', giveUp);
   }
@@ -147,7 +135,7 @@ async function openMongo(url: string): Promise<OpenedStorage> {
     return { storage: mongoStorage({ db }), close: () => client.close() };
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw connectionError(error, redactUrl(url));
+    throw asSettingError(error, redactUrl(url));
   }
 }
 

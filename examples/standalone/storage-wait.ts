@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../core/index.js';
+import { isNotifyError, type Logger } from '../../core/index.js';
 import type { OpenedStorage } from './open-storage.js';
 
 /** How long start-up may wait for storage, and the setting that said so (named when it runs out). */
@@ -26,6 +26,21 @@ export interface StorageWaitOptions {
  * server refuses. The wait gives up on it at once, with its message.
  */
 export class StorageSettingError extends Error {}
+
+/**
+ * Answers of a server that waiting does not change: a wrong password or user, none given where one
+ * is needed, a user without the right to a command, no such database.
+ */
+const refusedSetting =
+  /WRONGPASS|NOAUTH|NOPERM|invalid password|called without any password|DB index is out of range|Authentication failed/i;
+
+/** `error` as a {@link StorageSettingError} when the server refused the setting, else as it is. */
+export function asSettingError(error: unknown, target: string): unknown {
+  const reason = describeError(error);
+  return refusedSetting.test(reason)
+    ? new StorageSettingError(`storage ${target} refused the setting: ${reason}`)
+    : error;
+}
 
 const firstDelayMs = 200;
 const longestDelayMs = 5_000;
@@ -70,6 +85,7 @@ function beforeAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 async function tryToOpen(
   open: (signal: AbortSignal) => Promise<OpenedStorage>,
   deadline: number,
+  target: string,
 ): Promise<OpenedStorage> {
   // A second at least, even at the budget's end: the last try, too, may fail for a reason to tell.
   const limitMs = Math.min(longestTryMs, Math.max(1_000, deadline - Date.now()));
@@ -81,37 +97,43 @@ async function tryToOpen(
     return opened;
   } catch (error) {
     opening.then((late) => late.close()).catch(() => undefined);
-    if (error instanceof StorageSettingError || !signal.aborted) throw error;
+    // A server that takes the connection without a password may refuse the first command for it.
+    if (error instanceof StorageSettingError || !signal.aborted) throw asSettingError(error, target);
     throw new Error(`no answer within ${limitMs / 1000} s`);
   }
 }
 
+/** When a wait for storage that `options` describe runs out (ms since the epoch), from now. */
+export const storageDeadline = (options: Pick<StorageWaitOptions, 'budget'>): number =>
+  options.budget === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.budget.seconds * 1000;
+
 /**
- * Opens storage, trying again with back-off until it answers, the budget runs out (an error that
- * names the budget's setting), the signal stops the wait or a {@link StorageSettingError} says that
- * waiting will not help. Each failed try is logged at warn
- * with the pause before the next; the budget is checked between tries.
+ * Runs `step` until it succeeds, trying again with back-off while what it throws may pass, until
+ * `deadline` (an error that names the budget's setting), the signal stops the wait or it throws what
+ * waiting will not mend. Each failed try is logged at warn with the pause before the next.
  */
-export async function waitForStorage(
-  open: (signal: AbortSignal) => Promise<OpenedStorage>,
+async function retrying<T>(
+  step: () => Promise<T>,
+  passing: (error: unknown) => boolean,
+  deadline: number,
   options: StorageWaitOptions,
-): Promise<OpenedStorage> {
+  release: (done: T) => Promise<void>,
+): Promise<T> {
   const { target, budget, logger, signal } = options;
-  const deadline = budget === undefined ? Number.POSITIVE_INFINITY : Date.now() + budget.seconds * 1000;
   for (let attempt = 1; ; attempt += 1) {
-    let opened: OpenedStorage | undefined;
+    let done: { value: T } | undefined;
     let reason = '';
     try {
-      opened = await tryToOpen(open, deadline);
+      done = { value: await step() };
     } catch (error) {
-      if (error instanceof StorageSettingError) throw error;
+      if (!passing(error)) throw error;
       reason = describeError(error);
     }
     if (signal?.aborted) {
-      await opened?.close();
+      if (done) await release(done.value);
       signal.throwIfAborted();
     }
-    if (opened) return opened;
+    if (done) return done.value;
     options.onFailure(reason);
     const left = deadline - Date.now();
     if (budget !== undefined && left <= 0)
@@ -122,4 +144,43 @@ export async function waitForStorage(
     logger.warn('storage not reachable; retrying', { storage: target, error: reason, attempt, retryInMs });
     await sleep(retryInMs, undefined, signal ? { signal } : {});
   }
+}
+
+/**
+ * Opens storage, trying again with back-off until it answers, the budget runs out (an error that
+ * names the budget's setting), the signal stops the wait or a {@link StorageSettingError} says that
+ * waiting will not help. Each failed try is logged at warn
+ * with the pause before the next; the budget is checked between tries.
+ */
+export function waitForStorage(
+  open: (signal: AbortSignal) => Promise<OpenedStorage>,
+  options: StorageWaitOptions,
+  deadline = storageDeadline(options),
+): Promise<OpenedStorage> {
+  return retrying(
+    () => tryToOpen(open, deadline, options.target),
+    (error) => !(error instanceof StorageSettingError),
+    deadline,
+    options,
+    (opened) => opened.close(),
+  );
+}
+
+/**
+ * Runs a step of the start on storage that answered (loading the seed), trying it again as
+ * {@link waitForStorage} opens the storage while the storage is unavailable (a connection lost
+ * meanwhile), until the same `deadline`; a step that fails otherwise fails the start.
+ */
+export function whileStorageWaits<T>(
+  step: () => Promise<T>,
+  options: StorageWaitOptions,
+  deadline: number,
+): Promise<T> {
+  return retrying(
+    step,
+    (error) => isNotifyError(error, 'unavailable'),
+    deadline,
+    options,
+    async () => undefined,
+  );
 }

@@ -187,6 +187,52 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
     60_000,
   );
 
+  it('stops at once, exit code 1, on a Redis that wants a password the URL does not give', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    await redis.start();
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.configSet('requirepass', 's3cret-pass');
+    admin.destroy();
+    const started = Date.now();
+    const run = await runToExit({ NOTIFY_STORAGE: redis.url });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expectStoppedAtOnce(run, /refused the setting: NOAUTH/, redis.url);
+  }, 30_000);
+
+  it('waits out a storage lost while it loads the seed, rather than fail the start', async () => {
+    const redis = await redisServerProcess();
+    servers.push(redis);
+    await redis.start();
+    // Users with passwords, whose hashing takes a few seconds: the storage is lost meanwhile.
+    const seedFile = join(mkdtempSync(join(tmpdir(), 'seed-')), 'seed.json');
+    const users = Array.from({ length: 12 }, (_, index) => ({
+      email: `user${index}@acme.test`,
+      name: `User ${index}`,
+      role: 'member',
+      password: `password of user ${index}`,
+    }));
+    writeFileSync(seedFile, JSON.stringify({ organizations: [{ id: 'acme', name: 'Acme', users }] }));
+    const host = await startStandaloneProcess(
+      { NOTIFY_STORAGE: redis.url, NOTIFY_SEED: seedFile },
+      { until: 'listening' },
+    );
+    hosts.push(host);
+    for (;;) {
+      const details = ((await (await health(host.base)).json()) as { details?: string }).details ?? '';
+      if (details.includes('hashing the passwords')) break;
+      expect(host.lines.map((line) => line.message)).not.toContain('ready');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    redis.freeze();
+    await host.next((line) => line.message === 'storage not reachable; retrying', 20_000);
+    redis.thaw();
+    await host.next((line) => line.message === 'ready', 60_000);
+    expect(host.lines.map((line) => line.message)).not.toContain('could not start');
+    expect((await health(host.base)).status).toBe(200);
+  }, 90_000);
+
   it('names HOST and PORT when it cannot listen there', async () => {
     const { code, lines } = await runToExit({ HOST: 'no-such-host.invalid' });
     expect(code).toBe(1);
