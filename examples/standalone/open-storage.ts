@@ -10,11 +10,22 @@ export interface OpenedStorage {
 }
 
 /**
- * The URL with its password masked, for logs and `/healthz`: everything from the `:` after the user
- * name to the last `@`, so that a password holding an `@` or a `/` the operator did not encode is
- * masked whole too (masking more than the password, never less).
+ * The URL with its secrets masked, for logs and `/healthz` (which anyone may read): the password,
+ * everything from the `:` after the user name to the last `@`, so that a password holding an `@` or
+ * a `/` the operator did not encode is masked whole too (masking more than the password, never
+ * less); and the value of every option of its query, which may hold credentials too (MongoDB's
+ * `authMechanismProperties=AWS_SESSION_TOKEN:…`, a TLS key's password), its names left to read.
  */
-export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[\s\S]*@/, '//$1:***@');
+export const redactUrl = (url: string): string => {
+  const masked = url.replace(/\/\/([^:@/]*):[\s\S]*@/, '//$1:***@');
+  const query = masked.indexOf('?');
+  if (query < 0) return masked;
+  const options = masked
+    .slice(query + 1)
+    .split('&')
+    .map((option) => (option.includes('=') ? `${option.slice(0, option.indexOf('='))}=***` : option));
+  return `${masked.slice(0, query)}?${options.join('&')}`;
+};
 
 /** A driver `NOTIFY_STORAGE` selects, loaded; a setting error when it is not installed. */
 async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {

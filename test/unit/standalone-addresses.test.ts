@@ -14,6 +14,20 @@ describe('redactUrl', () => {
     expect(redactUrl(url)).toBe(masked);
   });
 
+  it.each([
+    [
+      'mongodb://127.0.0.1/db?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:s3cret',
+      'mongodb://127.0.0.1/db?authMechanism=***&authMechanismProperties=***',
+    ],
+    [
+      'mongodb://u:pw@h/db?tls=true&tlsCertificateKeyFilePassword=s3cret',
+      'mongodb://u:***@h/db?tls=***&tlsCertificateKeyFilePassword=***',
+    ],
+    ['redis://h:6379/?flag', 'redis://h:6379/?flag'],
+  ])('masks the values of the options of %s, which may hold credentials', (url, masked) => {
+    expect(redactUrl(url)).toBe(masked);
+  });
+
   it('leaves a URL without a password as it is', () => {
     expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
     expect(redactUrl('redis://user@127.0.0.1:6379')).toBe('redis://user@127.0.0.1:6379');
