@@ -25,6 +25,8 @@ export interface ChatPlatformSettings {
   NOTIFY_INBOX_HOSTS?: string[] | true | undefined;
   /** The address the service listens on: a host name there is one the inbox answers. */
   HOST?: string | undefined;
+  /** Variables named like settings that the service does not read (most likely misspelled). */
+  unreadVariables?: readonly string[] | undefined;
 }
 
 /**
@@ -101,11 +103,15 @@ function seedNames(seed: unknown, platform: 'slack' | 'teams'): boolean {
 }
 
 /**
- * Warns of what belongs to a platform that is off: a setting that would be read if it were on, or a
- * seed entry of it. Most often the setting that turns it on is missing, and the operator would wonder
- * why nobody is reached there.
+ * Warns of what the settings name that is not read: a variable named like a setting that is none
+ * (a misspelled name leaves the setting at its default), and what belongs to a platform that is off:
+ * a setting that would be read if it were on, or a seed entry of it. Most often the setting that
+ * turns it on is missing, and the operator would wonder why nobody is reached there.
  */
 function warnOfUnused(settings: ChatPlatformSettings, seed: unknown, logger: Logger): void {
+  for (const name of settings.unreadVariables ?? []) {
+    logger.warn(`${name} is no setting of the service: ignoring it (misspelled?)`);
+  }
   const platforms = [
     { name: 'Slack', on: 'SLACK_SIGNING_SECRET', platform: 'slack', settings: ['SLACK_API_URL'] },
     {

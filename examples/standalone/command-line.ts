@@ -37,6 +37,11 @@ export function readCommandLine(args: readonly string[]): CommandLine {
     throw new Error(
       `--wait-for-storage takes a number of seconds (0 or more); got ${JSON.stringify(seconds)}`,
     );
+  // Digits past about 1.8e308 read as Infinity, a wait the operator did not write either.
+  if (!Number.isFinite(waitForStorage))
+    throw new Error(
+      '--wait-for-storage takes a number of seconds small enough to represent (below about 1.8e308)',
+    );
   return { help: values.help, waitForStorage };
 }
 

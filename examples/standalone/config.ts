@@ -1,6 +1,12 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
+/**
+ * Digits past about 1.8e308 read as Infinity: said here, naming the setting, rather than by whatever
+ * later refuses (or, unbounded, takes) an endless value.
+ */
+const tooLarge = 'must be a number small enough to represent (below about 1.8e308)';
+
 /** `burst/perSecond`, e.g. `10/2`: a limit that lets at least one request through, now and again later. */
 const rateLimit = z
   .string()
@@ -8,6 +14,9 @@ const rateLimit = z
   .transform((value) => {
     const [burst, perSecond] = value.split('/').map(Number);
     return { burst: burst ?? 0, perSecond: perSecond ?? 0 };
+  })
+  .refine(({ burst, perSecond }) => Number.isFinite(burst) && Number.isFinite(perSecond), {
+    message: tooLarge,
   })
   .refine(({ burst, perSecond }) => burst >= 1 && perSecond > 0, {
     message: 'must let requests through: a burst of at least 1 and more than 0 per second',
@@ -39,7 +48,8 @@ const decimal = (fraction: boolean) =>
         ? 'must be a number in decimal digits, e.g. 30 or 0.5'
         : 'must be a whole number in decimal digits',
     )
-    .transform(Number);
+    .transform(Number)
+    .refine(Number.isFinite, tooLarge);
 
 const milliseconds = () =>
   z.preprocess(
@@ -93,13 +103,14 @@ const trustProxy = z
   });
 
 /**
- * `*`, or host names separated by commas (`inbox.example.com,inbox.internal`); the inbox itself
- * checks each name.
+ * `*` or `true`, or host names separated by commas (`inbox.example.com,inbox.internal`); the inbox
+ * itself checks each name. `true` is the library's own word for any (`allowedHosts: true`), so a
+ * host of that name is never what the operator meant.
  */
 const inboxHosts = z
   .string()
   .transform((value): true | string[] =>
-    value.trim() === '*' ? true : value.split(',').map((name) => name.trim()),
+    ['*', 'true'].includes(value.trim()) ? true : value.split(',').map((name) => name.trim()),
   );
 
 const environmentSchema = z
@@ -146,7 +157,7 @@ const environmentSchema = z
       .transform((value) =>
         value === undefined || value === '' ? undefined : value === '1' || value === 'true',
       ),
-    /** Host names the local inbox answers besides localhost and IP addresses, or `*` for any. */
+    /** Host names the local inbox answers besides localhost and IP addresses, or `*` (`true`) for any. */
     NOTIFY_INBOX_HOSTS: z.preprocess(blankAsUnset, inboxHosts.optional()),
     /** Seconds to wait for storage at start-up; unset waits as long as it takes. */
     NOTIFY_WAIT_FOR_STORAGE: z.preprocess(blankAsUnset, decimal(true).optional()),
@@ -163,6 +174,17 @@ const environmentSchema = z
     NOTIFY_REQUEST_TIMEOUT_MS: milliseconds().transform((value) => value ?? 30_000),
   })
   .refine(
+    // MSAL, which gets the bot's tokens unless TEAMS_TOKEN_ENDPOINT does, refuses any other authority
+    // at each token: the start would succeed and every send to Teams fail. Read as text, since this
+    // runs on a TEAMS_AUTHORITY already refused as no URL too.
+    (config) => config.TEAMS_TOKEN_ENDPOINT !== undefined || !/^http:/i.test(config.TEAMS_AUTHORITY ?? ''),
+    {
+      path: ['TEAMS_AUTHORITY'],
+      message:
+        'must be an https: URL unless TEAMS_TOKEN_ENDPOINT is set: without it the bot gets its tokens from MSAL, which accepts only https: authorities',
+    },
+  )
+  .refine(
     (config) =>
       config.NOTIFY_HEADERS_TIMEOUT_MS === undefined ||
       config.NOTIFY_HEADERS_TIMEOUT_MS <= config.NOTIFY_REQUEST_TIMEOUT_MS,
@@ -178,12 +200,26 @@ const environmentSchema = z
       config.NOTIFY_HEADERS_TIMEOUT_MS ?? Math.min(30_000, config.NOTIFY_REQUEST_TIMEOUT_MS),
   }));
 
+/** The prefixes of the settings' names: another variable of the kind is most likely misspelled. */
+const settingPrefix = /^(NOTIFY|SLACK|TEAMS)_/;
+
+const settingNames = new Set(Object.keys(environmentSchema.in.shape));
+
 /** The standalone host's settings, read from the environment (README.md#the-standalone-service). */
-export type StandaloneConfig = z.infer<typeof environmentSchema>;
+export type StandaloneConfig = z.infer<typeof environmentSchema> & {
+  /**
+   * Variables named like settings (`NOTIFY_…`, `SLACK_…`, `TEAMS_…`) that are none, warned of at
+   * start: `NOTIFY_STORGE` ignored in silence would run a deployment on memory.
+   */
+  unreadVariables: string[];
+};
 
 /** Reads and checks the environment; a wrong value stops the start with a message that names it. */
 export function readConfig(environment: NodeJS.ProcessEnv): StandaloneConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) throw new Error(`Invalid environment: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  const unreadVariables = Object.keys(environment)
+    .filter((name) => settingPrefix.test(name) && !settingNames.has(name))
+    .sort();
+  return { ...parsed.data, unreadVariables };
 }

@@ -70,8 +70,15 @@ describe('the URLs the service calls', () => {
   it.each(['SLACK_API_URL', 'TEAMS_AUTHORITY', 'TEAMS_TOKEN_ENDPOINT'] as const)(
     '%s takes http: and https: URLs, and refuses anything else, the scheme left off included',
     (name) => {
-      expect(readConfig({ [name]: 'http://127.0.0.1:3000/api/' })[name]).toBe('http://127.0.0.1:3000/api/');
-      expect(readConfig({ [name]: 'https://slack.com/api/' })[name]).toBe('https://slack.com/api/');
+      // An http: authority needs a token endpoint beside it (below).
+      const beside =
+        name === 'TEAMS_AUTHORITY' ? { TEAMS_TOKEN_ENDPOINT: 'http://127.0.0.1:3000/token' } : {};
+      expect(readConfig({ ...beside, [name]: 'http://127.0.0.1:3000/api/' })[name]).toBe(
+        'http://127.0.0.1:3000/api/',
+      );
+      expect(readConfig({ ...beside, [name]: 'https://slack.com/api/' })[name]).toBe(
+        'https://slack.com/api/',
+      );
       for (const value of ['localhost:3000/api/', 'ftp://example.com/', 'not a url']) {
         expect(() => readConfig({ [name]: value }), value).toThrow(
           new RegExp(`must be an absolute http: or https: URL[\\s\\S]*${name}`),
@@ -79,6 +86,23 @@ describe('the URLs the service calls', () => {
       }
     },
   );
+});
+
+describe('TEAMS_AUTHORITY', () => {
+  it('refuses http: without TEAMS_TOKEN_ENDPOINT, since MSAL then gets the tokens and takes only https:', () => {
+    expect(() => readConfig({ TEAMS_AUTHORITY: 'http://127.0.0.1:3000' })).toThrow(
+      /must be an https: URL unless TEAMS_TOKEN_ENDPOINT is set[\s\S]*TEAMS_AUTHORITY/,
+    );
+    expect(readConfig({ TEAMS_AUTHORITY: 'https://login.example.com' }).TEAMS_AUTHORITY).toBe(
+      'https://login.example.com',
+    );
+    expect(
+      readConfig({
+        TEAMS_AUTHORITY: 'http://127.0.0.1:3000',
+        TEAMS_TOKEN_ENDPOINT: 'http://127.0.0.1:3000/token',
+      }).TEAMS_AUTHORITY,
+    ).toBe('http://127.0.0.1:3000');
+  });
 });
 
 describe('NOTIFY_SHUTDOWN_TIMEOUT_MS', () => {
@@ -133,6 +157,29 @@ describe('the rate limits', () => {
         new RegExp(`must let requests through[\\s\\S]*${name}`),
       );
     }
+  });
+});
+
+describe('numbers too large to represent', () => {
+  const endless = '9'.repeat(400);
+
+  it.each([
+    ['NOTIFY_RATE_LIMIT_PER_KEY', `${endless}/1`],
+    ['NOTIFY_RATE_LIMIT_PER_ORGANIZATION', `1/${endless}`],
+    ['NOTIFY_RATE_LIMIT_KEY_CREATION', `${endless}/${endless}`],
+    ['NOTIFY_WAIT_FOR_STORAGE', endless],
+    ['NOTIFY_RETENTION_DAYS', endless],
+    ['NOTIFY_SHUTDOWN_TIMEOUT_MS', endless],
+    ['NOTIFY_HEADERS_TIMEOUT_MS', endless],
+    ['NOTIFY_REQUEST_TIMEOUT_MS', endless],
+  ])('are refused for %s, which read them as Infinity, naming the setting', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(
+      new RegExp(`must be a number small enough to represent[\\s\\S]*${name}`),
+    );
+  });
+
+  it.each(['PORT', 'NOTIFY_TRUST_PROXY'])('are refused for %s, naming the setting', (name) => {
+    expect(() => readConfig({ [name]: endless })).toThrow(new RegExp(`→ at ${name}`));
   });
 });
 

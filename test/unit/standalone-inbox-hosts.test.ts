@@ -31,6 +31,12 @@ describe('NOTIFY_INBOX_HOSTS (README.md#the-local-inbox)', () => {
     ]);
   });
 
+  it('reads true as any host, as * (README.md#the-local-inbox), not as a host named "true"', async () => {
+    expect(readConfig({ NOTIFY_INBOX_HOSTS: 'true' }).NOTIFY_INBOX_HOSTS).toBe(true);
+    expect(readConfig({ NOTIFY_INBOX_HOSTS: ' true ' }).NOTIFY_INBOX_HOSTS).toBe(true);
+    expect(await statusFor({ NOTIFY_INBOX_HOSTS: 'true' }, 'other.example.com')).toBe(503);
+  });
+
   it.each(['https://inbox.example.com', 'inbox.example.com:3000', 'a,,b', 'in box'])(
     'refuses %s at start, naming the setting',
     async (value) => {
