@@ -187,6 +187,12 @@ export function checkStorageSetting(setting: string): void {
       `NOTIFY_STORAGE: the path of a redis:// URL is a database number (redis://host:6379/2); got ${redactUrl(setting)}`,
     );
   }
+  // node-redis reads nothing of a query (`?db=3`): the keys would go to database 0.
+  if (url.search !== '' || url.hash !== '') {
+    throw new Error(
+      `NOTIFY_STORAGE: a redis:// URL takes no query, which the driver ignores (the database is the path: redis://host:6379/3); got ${redactUrl(setting)}`,
+    );
+  }
 }
 
 /** Makes one try at opening the storage that `NOTIFY_STORAGE` names (see {@link checkStorageSetting}). */

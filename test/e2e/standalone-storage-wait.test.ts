@@ -126,6 +126,7 @@ describe.skipIf(!installed)('waiting for storage at start-up', () => {
       [`redis://app:s3cret-pass@127.0.0.1:${port}`, /refused the setting: WRONGPASS/],
       [`redis://127.0.0.1:${port}/99`, /refused the setting: ERR DB index is out of range/],
       [`redis://127.0.0.1:${port}/db`, /the path of a redis:\/\/ URL is a database number/],
+      [`redis://127.0.0.1:${port}/?db=3`, /a redis:\/\/ URL takes no query, which the driver ignores/],
       // A password with an unencoded / reads as a host and a path.
       ['redis://:p@ss/word@127.0.0.1:6379', /the path of a redis:\/\/ URL is a database number/],
       ['redis://127.0.0.1:abc', /NOTIFY_STORAGE is no valid URL/],
