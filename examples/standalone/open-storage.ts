@@ -64,7 +64,7 @@ async function openRedis(
   signal: AbortSignal | undefined,
   onRestored: (() => void) | undefined,
 ): Promise<OpenedStorage> {
-  const { createClient } = await driver('redis', () => import('redis'));
+  const { createClient, ErrorReply } = await driver('redis', () => import('redis'));
   const { redisStorage } = await import('../../adapters/storage/redis/index.js');
   // Until the first connection this client does not retry: the start-up wait does, and logs each
   // try. Once connected, it reconnects by itself, and commands fail at once while disconnected
@@ -88,6 +88,12 @@ async function openRedis(
   );
   let down = false;
   client.on('error', (error: unknown) => {
+    // A ping the server answered with an error (an ACL without PING, a server loading its data)
+    // comes here too, on a connection that stands: it is told, and is no loss.
+    if (error instanceof ErrorReply) {
+      logger.warn('redis answered a ping with an error', { error: String(error) });
+      return;
+    }
     if (!connected || down) return;
     down = true;
     logger.error('redis connection lost; reconnecting', { error: String(error) });

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoApiKey } from '../../examples/standalone/demo-seed.js';
 import {
@@ -102,4 +103,29 @@ describe.skipIf(!installed)('the standalone service on a Redis connection whose 
     expect(performance.now() - vanished).toBeLessThan(30_000);
     expect(host.lines.map((line) => line.message)).toContain('redis connection restored');
   }, 60_000);
+});
+
+describe.skipIf(!installed)('the standalone service on Redis as a user whose ACL refuses PING', () => {
+  let redis: RedisServerProcess | undefined;
+  let host: StandaloneProcess | undefined;
+  afterEach(async () => {
+    if (host?.child.exitCode === null) host.child.kill('SIGKILL');
+    await redis?.stop();
+  });
+
+  it('tells the refused pings apart from a lost connection, and still logs the loss when it comes', async () => {
+    redis = await redisServerProcess();
+    await redis.start();
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    await admin.sendCommand(['ACL', 'SETUSER', 'svc', 'on', '>svc-pass', '~*', '+@all', '-ping']);
+    admin.destroy();
+    const port = new URL(redis.url).port;
+    host = await startStandaloneProcess({ NOTIFY_STORAGE: `redis://svc:svc-pass@127.0.0.1:${port}` });
+    await host.next((line) => line.message === 'redis answered a ping with an error', 10_000);
+    expect(await statusOf(host.base)).toBe(404);
+    expect(host.lines.map((line) => line.message)).not.toContain('redis connection lost; reconnecting');
+    await redis.stop();
+    await host.next((line) => line.message === 'redis connection lost; reconnecting', 10_000);
+  }, 30_000);
 });

@@ -22,9 +22,10 @@ export interface RedisStorageOptions {
    * closes it: the adapter never owns the connection. Create it with `disableOfflineQueue: true` and
    * a `socket.reconnectStrategy`, so that commands fail at once while the server is away (the stores
    * then throw `NotifyError('unavailable')`, a 503 with `Retry-After`) and the client reconnects by
-   * itself when it is back; and with `pingInterval` and a `socket.socketTimeout` above it, so that a
-   * connection whose server vanished without closing it, to which the adapter sends nothing once it
-   * stalled, is dropped and made anew (README, "Running several instances").
+   * itself when it is back; and with `pingInterval` and a `socket.socketTimeout` above it (and a
+   * strategy that reconnects after node-redis's `SocketTimeoutError`, which the default one does
+   * not), so that a connection whose server vanished without closing it, to which the adapter sends
+   * nothing once it stalled, is dropped and made anew (README, "Running several instances").
    */
   client: RedisStorageClient;
   /**
