@@ -83,8 +83,9 @@ export async function checkCallbackOfSend(
 
 /**
  * Ends the admission's acquisition of a key once its callback address was refused: a new record
- * keeps the refusal as its answer, replayed to a repeat (a failure of another kind gives it back
- * unused), and a resumed attempt (acquired under the
+ * keeps the refusal of its address as its answer, replayed to a repeat, but for a lookup that failed
+ * (DNS down, no answer in time: the service's own resolver may be what failed), which gives it back
+ * unused, as does a failure of any other kind; and a resumed attempt (acquired under the
  * send id of an earlier one, which may have reached some recipients) is failed again, as the
  * earlier attempt left it, so that its next repeat resumes it. Should the store fail, the record
  * stays running with this body: a repeat is answered 409 until its lease ends, then only this body
@@ -102,7 +103,7 @@ async function settleKey(
   const store = context.storage.idempotency;
   try {
     if (acquisition.sendId !== claim.sendId) await store.fail(scope, claim.sendId);
-    else if (isNotifyError(refusal, 'unprocessable')) {
+    else if (isNotifyError(refusal, 'unprocessable') && refusal.cause === undefined) {
       await store.complete(scope, claim.sendId, {
         status: 422,
         body: JSON.stringify({ status: 'error', details: refusal.details }),

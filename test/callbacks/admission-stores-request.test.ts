@@ -240,6 +240,26 @@ describe.each(storages)('a send with a callback_url and an Idempotency-Key, on %
     await setup.notifier.stop();
   });
 
+  it('gives the key back when the lookup itself failed (DNS down): a repeat looks the host up again', async () => {
+    const { storage } = make();
+    const lookups: string[] = [];
+    const resolver = {
+      resolve: async (hostname: string) => {
+        lookups.push(hostname);
+        if (lookups.length === 1)
+          throw Object.assign(new Error(`queryA ESERVFAIL ${hostname}`), { code: 'ESERVFAIL' });
+        return ['93.184.216.34'];
+      },
+    };
+    const setup = await callbackSetup({ resolver, storage });
+    const body = interactive('https://public.example/hook');
+    expect((await setup.send(body, key)).status).toBe(422);
+    const repeat = await setup.send(body, key);
+    expect(repeat.status).toBe(200);
+    expect(lookups).toEqual(['public.example', 'public.example']);
+    await setup.notifier.stop();
+  });
+
   it('leaves an earlier failed attempt of the key to be resumed when a repeat is refused', async () => {
     const { storage } = make();
     const spied = recorded(storage);
