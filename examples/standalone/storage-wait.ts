@@ -98,7 +98,8 @@ async function tryToOpen(
   } catch (error) {
     opening.then((late) => late.close()).catch(() => undefined);
     // A server that takes the connection without a password may refuse the first command for it.
-    if (error instanceof StorageSettingError || !signal.aborted) throw asSettingError(error, target);
+    if (error instanceof StorageSettingError) throw error;
+    if (!signal.aborted) throw asSettingError(error, target);
     throw new Error(`no answer within ${limitMs / 1000} s`);
   }
 }

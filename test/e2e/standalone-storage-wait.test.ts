@@ -58,6 +58,7 @@ function expectStoppedAtOnce(run: Awaited<ReturnType<typeof runToExit>>, said: R
   const failure = run.lines.find((line) => line.level === 'error');
   expect(failure?.message, what).toBe('could not start');
   expect(String(failure?.error), what).toMatch(said);
+  expect(String(failure?.error), what).not.toMatch(/refused the setting.*refused the setting/);
   expect(
     run.lines.some((line) => line.message === 'storage not reachable; retrying'),
     what,
