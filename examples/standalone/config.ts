@@ -203,7 +203,12 @@ const environmentSchema = z
 /** The prefixes of the settings' names: another variable of the kind is most likely misspelled. */
 const settingPrefix = /^(NOTIFY|SLACK|TEAMS)_/;
 
-const settingNames = new Set(Object.keys(environmentSchema.in.shape));
+/**
+ * The settings, and variables of the kind that other parts of a deployment read: the API key a
+ * client of the service takes from the same environment (`NOTIFY_API_KEY`, as the client's docs
+ * suggest) is no misspelling.
+ */
+const settingNames = new Set([...Object.keys(environmentSchema.in.shape), 'NOTIFY_API_KEY']);
 
 /** The standalone host's settings, read from the environment (README.md#the-standalone-service). */
 export type StandaloneConfig = z.infer<typeof environmentSchema> & {

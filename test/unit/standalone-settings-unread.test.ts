@@ -50,6 +50,8 @@ describe('variables named like settings that are none (README.md#the-standalone-
         NOTIFY_STORAGE: 'memory',
         NOTIFY_RETENTION_DAYS: '1',
         NOTIFY_INBOX: '1',
+        // Read by a client of the service sharing the environment, as the client's docs suggest.
+        NOTIFY_API_KEY: 'cnk_example',
         HOME: '/root',
       }),
     ).toEqual([]);
