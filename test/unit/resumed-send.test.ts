@@ -16,28 +16,36 @@ const alice = 'alice@acme.test';
 const bob = 'bob@acme.test';
 const requestId = 'req_resumedresumedresumed000';
 
+/**
+ * A send to alice and bob with the key `key` whose first attempt reached alice only (bob's copy
+ * failed: the send answered 500), under the known id `requestId`: a retry draws a fresh id, which
+ * its key's record replaces. Answers the storage, the notifier and the send's body.
+ */
+async function partlySent(key: Record<string, string>) {
+  const storage = memoryStorage();
+  let drawn = 0;
+  const inbox = flakyTransport(inboxTransport());
+  const notifier = createNotifier({
+    storage,
+    transports: [inbox],
+    ids: { ...randomIds, requestId: () => (drawn++ === 0 ? requestId : randomIds.requestId()) },
+  });
+  await notifier.seed(testSeed);
+  const body = interactiveBody([alice, bob]);
+  inbox.failNext(bob, 1);
+  expect((await post(notifier, body, key))?.status).toBe(500);
+  const request = await storage.requests.getRequest(requestId);
+  if (!request) throw new Error('the first attempt stored no request');
+  return { storage, notifier, body, request };
+}
+
 describe('a resumed interactive send', () => {
   it('brings the copies an earlier attempt delivered up to the request as it stands now', async () => {
-    const storage = memoryStorage();
-    // The first send gets a known id; a retry draws a fresh one, which its key's record replaces.
-    let drawn = 0;
-    const inbox = flakyTransport(inboxTransport());
-    const notifier = createNotifier({
-      storage,
-      transports: [inbox],
-      ids: { ...randomIds, requestId: () => (drawn++ === 0 ? requestId : randomIds.requestId()) },
-    });
-    await notifier.seed(testSeed);
-    const body = interactiveBody([alice, bob]);
     const key = { 'idempotency-key': 'resumed-send' };
+    const { storage, notifier, body, request } = await partlySent(key);
     const aliceSees = () => inboxOf(notifier, alice);
-
-    inbox.failNext(bob, 1);
-    expect((await post(notifier, body, key))?.status).toBe(500);
     // Alice's answer is stored, but the update of her copy never happens: the attempt that
     // delivered it stopped (a crash) before it could tell her copy was behind.
-    const request = await storage.requests.getRequest(requestId);
-    if (!request) throw new Error('the first attempt stored no request');
     const answered = {
       ...request,
       version: request.version + 1,
@@ -60,23 +68,10 @@ describe('a resumed interactive send', () => {
 
 describe('a send resumed after its timeout finished its request before its deadline (a clock set back)', () => {
   it('leaves the request finished: only a withdrawal, which expires nobody, is brought back', async () => {
-    const storage = memoryStorage();
-    let drawn = 0;
-    const inbox = flakyTransport(inboxTransport());
-    const notifier = createNotifier({
-      storage,
-      transports: [inbox],
-      ids: { ...randomIds, requestId: () => (drawn++ === 0 ? requestId : randomIds.requestId()) },
-    });
-    await notifier.seed(testSeed);
-    const body = interactiveBody([alice, bob]);
     const key = { 'idempotency-key': 'resumed-after-early-timeout' };
-    inbox.failNext(bob, 1);
-    expect((await post(notifier, body, key))?.status).toBe(500);
+    const { storage, notifier, body, request } = await partlySent(key);
     // The timeout finished it, with a finish time before its deadline: the clock was set back
     // between the claim of the timeout and its run.
-    const request = await storage.requests.getRequest(requestId);
-    if (!request) throw new Error('the first attempt stored no request');
     const timedOut = {
       ...request,
       version: request.version + 1,

@@ -127,6 +127,26 @@ describe('Slack transport against a fake Slack Web API', () => {
     },
   });
 
+  /** An `onTimeout` request to bob sent in `world`, his message, and the body of his click on it. */
+  async function requestToBob(world: World) {
+    const body = interactive([bob]);
+    const requestId = (
+      await world.send({ ...body, response_request: { ...body.response_request, disable: 'onTimeout' } })
+    ).json.request_id as string;
+    const message = world.slack.messagesOf(team, slackIdOf(bob)).at(-1);
+    if (!message) throw new Error('bob has no message');
+    const clickAt = (value: string, actionTs: string) =>
+      world.slack.clickBody({
+        teamId: team,
+        userId: slackIdOf(bob),
+        channel: message.channel,
+        ts: message.ts,
+        value,
+        actionTs,
+      });
+    return { requestId, message, clickAt };
+  }
+
   it('reaches a user by email, opens the direct-message channel and posts there with the bot token', async () => {
     const { slack, send } = await start();
     expect((await send({ user_emails: [bob], message: 'Hello *Bob*' })).status).toBe(200);
@@ -562,22 +582,8 @@ describe('Slack transport against a fake Slack Web API', () => {
 
   it('keeps the later of two clicks when Slack brings the earlier one last (a repeat of a click that timed out)', async () => {
     const world = await start();
-    const { send, slack, transport, clock } = world;
-    const body = interactive([bob]);
-    const requestId = (
-      await send({ ...body, response_request: { ...body.response_request, disable: 'onTimeout' } })
-    ).json.request_id as string;
-    const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
-    if (!message) throw new Error('bob has no message');
-    const clickAt = (value: string, actionTs: string) =>
-      slack.clickBody({
-        teamId: team,
-        userId: slackIdOf(bob),
-        channel: message.channel,
-        ts: message.ts,
-        value,
-        actionTs,
-      });
+    const { transport, clock } = world;
+    const { requestId, clickAt } = await requestToBob(world);
     const approve = clickAt('approve', '1772355610.000100');
     const reject = clickAt('reject', '1772355612.000200');
     const nowSeconds = clock.now() / 1000;
@@ -598,18 +604,9 @@ describe('Slack transport against a fake Slack Web API', () => {
 
   it('remembers the newest action in a form the release before orders right (it reads the action_ts alone)', async () => {
     const world = await start();
-    const { send, slack, transport, clock, storage } = world;
-    await send(interactive([bob]));
-    const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
-    if (!message) throw new Error('bob has no message');
-    const body = slack.clickBody({
-      teamId: team,
-      userId: slackIdOf(bob),
-      channel: message.channel,
-      ts: message.ts,
-      value: 'approve',
-      actionTs: '1772355610.000100',
-    });
+    const { transport, clock, storage } = world;
+    const { message, clickAt } = await requestToBob(world);
+    const body = clickAt('approve', '1772355610.000100');
     expect((await postInteraction(transport, body, clock.now() / 1000)).status).toBe(200);
     await transport.idle();
     const key = `slack:newest-action:${JSON.stringify([team, slackIdOf(bob), message.channel, message.ts])}`;
@@ -654,7 +651,7 @@ describe('Slack transport against a fake Slack Web API', () => {
         }),
       },
     );
-    const { send, slack, transport, clock } = world;
+    const { slack, transport, clock } = world;
     const other = slackTransport({
       signingSecret: testSigningSecret,
       apiUrl: slack.apiUrl,
@@ -664,21 +661,7 @@ describe('Slack transport against a fake Slack Web API', () => {
     });
     const otherNotifier = createNotifier({ storage: world.storage, transports: [other], clock });
     try {
-      const body = interactive([bob]);
-      const requestId = (
-        await send({ ...body, response_request: { ...body.response_request, disable: 'onTimeout' } })
-      ).json.request_id as string;
-      const message = slack.messagesOf(team, slackIdOf(bob)).at(-1);
-      if (!message) throw new Error('bob has no message');
-      const clickAt = (value: string, actionTs: string) =>
-        slack.clickBody({
-          teamId: team,
-          userId: slackIdOf(bob),
-          channel: message.channel,
-          ts: message.ts,
-          value,
-          actionTs,
-        });
+      const { requestId, clickAt } = await requestToBob(world);
       const nowSeconds = clock.now() / 1000;
       gate.holdNext = true;
       expect(
