@@ -24,7 +24,8 @@ export interface SendAdmissionOptions {
   /**
    * A well-formed `Idempotency-Key`: acquired in the admission's step too when the body is valid
    * and names no callback URL, or one the service may accept: its check still follows and may refuse
-   * the send, whose key then keeps that answer (`checkCallbackOfSend`), as any `422` of a send.
+   * the send, whose key then keeps that answer (`checkCallbackOfSend`), as every other `422` of a
+   * send does.
    */
   idempotencyKey?: string;
   /**

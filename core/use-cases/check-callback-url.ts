@@ -61,8 +61,8 @@ export interface SendAdmissionHolds {
  * admission took for the send is settled before the refusal is thrown: a request it stored is
  * withdrawn (no copy of it went out and its id was never answered, so it must neither time out
  * nor call back), and an idempotency key it acquired for a new attempt keeps the refusal as its
- * answer, as any `422` of a send (docs/behaviour.md#idempotency), while one it acquired to resume
- * an earlier attempt is left as that attempt left it.
+ * answer, as every other `422` of a send does (docs/behaviour.md#idempotency), but for a lookup
+ * that failed; one it acquired to resume an earlier attempt is left as that attempt left it.
  */
 export async function checkCallbackOfSend(
   context: CoreContext,

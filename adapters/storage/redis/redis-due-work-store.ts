@@ -91,8 +91,8 @@ interface BatchedCompletions {
  * Gathers the completions asked for in one turn of the event loop into one script: a burst of
  * timeouts completes its items a socket read's worth of replies at a time, and one round trip for
  * them all saves a command apiece (about a seventh of an expiry's work on both sides). What fails
- * fails every completion of the batch: each item then runs again once its lease ends, as any
- * completion that fails.
+ * fails every completion of the batch: each item then runs again once its lease ends, as every
+ * completion that fails does.
  */
 function batchedCompletions(
   write: (items: readonly ClaimedDueItem[]) => Promise<unknown>,
