@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inboxTransport } from '../../adapters/chat/inbox/index.js';
+import { isLaterAction } from '../../adapters/chat/slack/clicks.js';
 import {
   type SlackTransport,
   type SlackTransportOptions,
@@ -612,15 +613,9 @@ describe('Slack transport against a fake Slack Web API', () => {
     const key = `slack:newest-action:${JSON.stringify([team, slackIdOf(bob), message.channel, message.ts])}`;
     const stored = (await storage.transportState.get(key))?.value ?? '';
     expect(stored).toBe('1772355610.000100~approve');
-    // How the release before compares an action with the record it reads as an action_ts.
-    const laterThanBefore = (a: string, b: string): boolean => {
-      const [aSeconds = '', aFraction = ''] = a.split('.');
-      const [bSeconds = '', bFraction = ''] = b.split('.');
-      if (aSeconds.length !== bSeconds.length) return aSeconds.length > bSeconds.length;
-      if (aSeconds !== bSeconds) return aSeconds > bSeconds;
-      const width = Math.max(aFraction.length, bFraction.length);
-      return aFraction.padEnd(width, '0') > bFraction.padEnd(width, '0');
-    };
+    // The release before compares an action, with this same function, against the whole record,
+    // which it reads as an action_ts.
+    const laterThanBefore = isLaterAction;
     expect(laterThanBefore('1772355610.000101', stored)).toBe(true);
     expect(laterThanBefore('1772355612.000000', stored)).toBe(true);
     expect(laterThanBefore('1772355610.000100', stored)).toBe(false);

@@ -21,7 +21,7 @@ const newestActionKey = (clicks: BlockActions): string =>
   `newest-action:${JSON.stringify([clicks.teamId ?? '', clicks.userId, clicks.channel, clicks.ts])}`;
 
 /** Whether Slack's `action_ts` `a` ("1548426417.840180": seconds, a fraction) comes after `b`. */
-function isLaterAction(a: string, b: string): boolean {
+export function isLaterAction(a: string, b: string): boolean {
   const [aSeconds = '', aFraction = ''] = a.split('.');
   const [bSeconds = '', bFraction = ''] = b.split('.');
   if (aSeconds.length !== bSeconds.length) return aSeconds.length > bSeconds.length;
