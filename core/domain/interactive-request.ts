@@ -66,7 +66,8 @@ export const timeoutEnd = (createdAt: number, timeoutMinutes: number): number =>
   createdAt + Math.round(timeoutMinutes * 60_000);
 
 /**
- * The version after `state`, with `recipients`, and finished at `finishedAt` when that is not null.
+ * The version after `state`, with `recipients`, finished at `finishedAt`, or pending when that is
+ * null (a withdrawn request brought back, as every write of a pending one).
  * Every field is named: on Node 20's V8, an object literal that starts with a spread and goes on
  * with more properties takes a slow path (V8 issue 11536) that allocates several times the object
  * and leaves part of it in the old generation, which a timeout of every pending request would pay.
@@ -79,7 +80,7 @@ export const nextVersion = (
   id: state.id,
   organizationId: state.organizationId,
   version: state.version + 1,
-  status: finishedAt === null ? state.status : 'finished',
+  status: finishedAt === null ? 'pending' : 'finished',
   message: state.message,
   options: state.options,
   mode: state.mode,

@@ -45,7 +45,8 @@ const broughtBackMarginMs = 365 * 24 * 60 * 60_000;
  * The request a resumed send finds under `id`, brought back to pending with its timeout scheduled
  * when it is one a withdrawal left (`due` answers the timeout of a request): a withdrawal expires
  * its request a millisecond after it by the store's clock (or later, should that clock stand
- * still), and a repeat that resumed it as it stands would answer an id that vanishes at once. Null when there is none, or it expired while being brought back: the send stores it anew.
+ * still), and a repeat that resumed it as it stands would answer an id that vanishes at once. Null
+ * when there is none, or it expired while being brought back: the send stores it anew.
  */
 export async function requestToResume(
   context: CoreContext,
@@ -54,23 +55,7 @@ export async function requestToResume(
 ): Promise<InteractiveRequest | null> {
   const stored = await context.storage.requests.getRequest(id);
   if (stored === null || !isWithdrawn(stored)) return stored;
-  const pending: InteractiveRequest = {
-    id: stored.id,
-    organizationId: stored.organizationId,
-    version: stored.version + 1,
-    status: 'pending',
-    message: stored.message,
-    options: stored.options,
-    mode: stored.mode,
-    timeoutMinutes: stored.timeoutMinutes,
-    createdAt: stored.createdAt,
-    expiresAt: stored.expiresAt,
-    finishedAt: null,
-    externalReferenceId: stored.externalReferenceId,
-    sender: stored.sender,
-    callback: stored.callback,
-    recipients: stored.recipients,
-  };
+  const pending = nextVersion(stored, stored.recipients, null);
   const ttlMs = Math.max(
     1,
     stored.expiresAt - context.clock.now() + context.retentionMs + broughtBackMarginMs,
